@@ -1,0 +1,35 @@
+# Two commands set up and run everything on a fresh machine (see README.md):
+#   make demo   - create .venv, install kometrics, run every metric on real Korean data
+#   make test   - create .venv, install kometrics with test tools, run ruff and the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.kometrics-installed
+DEMO_ARGS ?=
+PYTEST_ARGS ?=
+
+.PHONY: demo test lint browser clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	# The CPU wheel of torch first: an unpinned torch would pull a multi-GB CUDA build.
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[all,test]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/kometrics demo $(DEMO_ARGS)
+
+# Debian's chromium for the browser tests of the Spaces (Playwright never downloads its own browser).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP) browser
+	$(BIN)/ruff check .
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --durations=15 $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,93 @@
+"""The checks every metric folder must pass (DEVELOPERS.md, issue 2).
+
+- the folder alone, copied elsewhere, loads with ``evaluate.load`` offline (it is self-contained);
+- its docstring examples run as doctests (at least two);
+- it has a metric card whose YAML front matter is a Gradio Space config, an ``app.py`` that builds a Gradio
+  app without launching it, and a ``requirements.txt``.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import shutil
+import sys
+
+import pytest
+import yaml
+
+from .conftest import METRICS_DIR, metric_names
+
+NAMES = metric_names()
+
+
+def _isolated_copy(name: str, tmp_path):
+    dest = tmp_path / "isolated" / name
+    shutil.copytree(METRICS_DIR / name, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
+
+
+def test_all_metrics_present():
+    from kometrics import METRICS
+
+    assert set(NAMES) <= set(METRICS), f"metric folders not registered in kometrics.METRICS: {set(NAMES) - set(METRICS)}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_folder_loads_alone_and_doctests_pass(name, tmp_path, doctest_globals, monkeypatch):
+    import evaluate
+
+    folder = _isolated_copy(name, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    metric = evaluate.load(str(folder))
+    assert metric.name == name or metric.name.replace("-", "_") == name
+    module = sys.modules[type(metric).__module__]
+    # It really is the isolated copy that was imported (not the installed package).
+    assert not module.__file__.startswith(str(METRICS_DIR)), module.__file__
+
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    tests = [t for t in finder.find(module, globs={**vars(module), **doctest_globals}) if t.examples]
+    n_examples = sum(len(t.examples) for t in tests)
+    assert tests, f"{name}: no doctest examples found in the module's docstrings"
+    assert n_examples >= 2, f"{name}: at least two doctest examples are needed"
+    _count_examples_blocks(module)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report: list[str] = []
+    for test in tests:
+        runner.run(test, out=report.append)
+    assert runner.failures == 0, "".join(report)
+
+
+def _count_examples_blocks(module) -> None:
+    """The kwargs description documents at least two 'Example' sections, each with doctest lines."""
+    text = getattr(module, "_KWARGS_DESCRIPTION", "")
+    sections = [s for s in text.split("Example")[1:] if ">>> " in s]
+    assert len(sections) >= 2, "the _KWARGS_DESCRIPTION must carry at least two 'Example' sections"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_space_files(name, tmp_path):
+    folder = _isolated_copy(name, tmp_path)
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    assert card.startswith("---\n"), "README.md must start with YAML front matter"
+    meta = yaml.safe_load(card.split("---\n", 2)[1])
+    assert meta.get("title"), "front matter needs a title"
+    assert meta.get("sdk") == "gradio"
+    assert meta.get("app_file") == "app.py"
+    assert {"evaluate", "metric"} <= set(meta.get("tags", []))
+    reqs = (folder / "requirements.txt").read_text(encoding="utf-8").split()
+    assert any(r.startswith("evaluate") for r in reqs) and any(r.startswith("gradio") for r in reqs)
+    assert (folder / "app.py").is_file()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_app_builds_without_launching(name, tmp_path, monkeypatch):
+    import gradio as gr
+
+    folder = _isolated_copy(name, tmp_path)
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))
+    spec = importlib.util.spec_from_file_location(f"_space_app_{name}", folder / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    assert isinstance(app.demo, gr.Blocks)
