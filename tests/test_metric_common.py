@@ -22,7 +22,8 @@ NAMES = metric_names()
 
 
 def _isolated_copy(name: str, tmp_path):
-    dest = tmp_path / "isolated" / name
+    """``<tmp>/metrics/<name>``: the folder alone, laid out as in a checkout (examples load "metrics/<name>")."""
+    dest = tmp_path / "metrics" / name
     shutil.copytree(METRICS_DIR / name, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return dest
 
@@ -38,7 +39,7 @@ def test_folder_loads_alone_and_doctests_pass(name, tmp_path, doctest_globals, m
     import evaluate
 
     folder = _isolated_copy(name, tmp_path)
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # so that the examples' evaluate.load("metrics/<name>") finds the copy
     metric = evaluate.load(str(folder))
     assert metric.name == name or metric.name.replace("-", "_") == name
     module = sys.modules[type(metric).__module__]
