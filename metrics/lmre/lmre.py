@@ -1,0 +1,119 @@
+"""LMRE: LLM-based multi-reference evaluation of Korean phrase-break annotations."""
+
+from __future__ import annotations
+
+import datasets
+import evaluate
+
+from .formats import parse_annotation
+from .scoring import DEFAULT_THETA, check_options, explain, lmre_scores, parse_inputs
+
+_CITATION = """\
+@inproceedings{lmre2025,
+  title     = {{LLM}-Based Multi-Reference Evaluation for Efficient and Robust Assessment of Phrase Break
+               Annotations},
+  booktitle = {Proceedings of Interspeech},
+  year      = {2025}
+}
+"""
+
+_DESCRIPTION = """\
+LMRE scores a phrase-break annotation (where prosodic boundaries fall in an utterance, for TTS) against a
+*set* of valid references R(W) built once by an LLM (see `kometrics lmre build`), instead of one gold
+annotation: prosodic phrasing is one-to-many. For each prediction the similarity (boundary F1 or exact
+match) with every reference is computed, the best reference is kept, and the prediction is accepted when
+the best score is strictly greater than theta. With one reference per prediction it is the classic
+single-reference evaluation.
+
+Annotation format: the words separated by spaces, with a separate token after a word followed by a
+boundary: `/` = accentual phrase (AP), `//` = intonation phrase (IP), nothing = no boundary, e.g.
+`오늘은 / 날씨가 정말 // 좋네요`. An utterance of n words has n-1 scored positions: the position after the
+last word (the utterance end, always a boundary) is not scored, and a trailing `/` or `//` is ignored.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): hypothesis annotations, one per utterance.
+    references (`list` of `list` of `str`, or `list` of `str`): the reference annotations of each
+        utterance (at least one; a plain string is a single reference). Every reference must annotate the
+        same words as its prediction, else a ValueError names the index.
+    similarity (`str`, default "f1"): "f1" = 2|Bh ∩ Br| / (|Bh| + |Br|) over boundary positions (1.0 when
+        neither has a boundary), or "em" = 1.0 if the boundary sets are equal else 0.0.
+    theta (`float`, default 0.5): acceptance threshold in [0, 1); accepted iff best score > theta.
+    break_types (`str`, default "binary"): "binary" compares boundary positions only; "typed" requires
+        position and type (AP `/` vs IP `//`) to match.
+    return_all_scores (`bool`, default False): also return `scores`, every reference's score.
+
+Returns:
+    acceptance_rate (`float`): share of accepted predictions, in [0, 1].
+    mean_best_score (`float`): mean of the best scores, in [0, 1].
+    accepted (`list` of `bool`), best_score (`list` of `float`), best_reference_index (`list` of `int`,
+        the first reference reaching the best score), best_reference (`list` of `str`, its canonical
+        annotation), num_references (`list` of `int`), signature (`str`: the options that made the result).
+
+Example 1: a multi-reference set accepts a phrasing that the first (single) reference rejects.
+    >>> import evaluate
+    >>> lmre = evaluate.load(__file__)  # this module; from a checkout: evaluate.load("metrics/lmre")
+    >>> refs = [["오늘은 날씨가 / 정말 좋네요", "오늘은 / 날씨가 정말 좋네요"]]
+    >>> multi = lmre.compute(predictions=["오늘은 / 날씨가 정말 좋네요"], references=refs, similarity="em")
+    >>> multi["accepted"], multi["best_reference_index"], multi["best_reference"]
+    ([True], [1], ['오늘은 / 날씨가 정말 좋네요'])
+    >>> single = lmre.compute(predictions=["오늘은 / 날씨가 정말 좋네요"], references=[refs[0][0]], similarity="em")
+    >>> single["accepted"], single["acceptance_rate"]
+    ([False], 0.0)
+
+Example 2: F1 over boundary positions, binary and typed (AP `/` vs IP `//`).
+    >>> preds = ["나는 / 밥을 먹고 // 학교에 갔다", "비가 온다"]
+    >>> refs = [["나는 / 밥을 먹고 / 학교에 갔다", "나는 밥을 / 먹고 학교에 갔다"], ["비가 온다"]]
+    >>> r = lmre.compute(predictions=preds, references=refs, similarity="f1", theta=0.6)
+    >>> r["best_score"], r["accepted"], r["acceptance_rate"]
+    ([1.0, 1.0], [True, True], 1.0)
+    >>> r = lmre.compute(predictions=preds, references=refs, break_types="typed", theta=0.6)
+    >>> r["best_score"], r["accepted"], r["signature"]
+    ([0.5, 1.0], [False, True], 'lmre|sim:f1|theta:0.6|breaks:typed|final:excluded|v:1')
+
+Example 3: words must match.
+    >>> lmre.compute(predictions=["가 / 나"], references=[["가 / 다"]])
+    Traceback (most recent call last):
+    ...
+    ValueError: references[0][0] is not an annotation of the words of predictions[0] (word 1: '다' instead of '나'); ...
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Lmre(evaluate.Metric):
+    """LMRE: accept a phrase-break annotation if it is close enough to one of several references."""
+
+    def _info(self) -> evaluate.MetricInfo:
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features({
+                    "predictions": datasets.Value("string", id="sequence"),
+                    "references": datasets.Sequence(datasets.Value("string", id="sequence"), id="references"),
+                }),
+                datasets.Features({
+                    "predictions": datasets.Value("string", id="sequence"),
+                    "references": datasets.Value("string", id="sequence"),
+                }),
+            ],
+            codebase_urls=["https://github.com/kometrics/kometrics"],
+            reference_urls=["https://www.isca-archive.org/interspeech_2025/"],
+        )
+
+    def _compute(self, predictions, references, similarity: str = "f1", theta: float = DEFAULT_THETA,
+                 break_types: str = "binary", return_all_scores: bool = False):
+        check_options(similarity, theta, break_types)
+        parsed = parse_inputs(predictions, references)
+        return lmre_scores(parsed, similarity, theta, break_types, return_all_scores)
+
+    def explain(self, prediction: str, references, similarity: str = "f1", theta: float = DEFAULT_THETA,
+                break_types: str = "binary") -> dict:
+        """Per-reference scores and the boundaries that differ, for one prediction (used by the Space)."""
+        return explain(prediction, references, similarity, theta, break_types)
+
+    def parse(self, annotation: str):
+        """The words and boundary codes of an annotation string (raises with the position if malformed)."""
+        return parse_annotation(annotation)
