@@ -221,23 +221,28 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubPars
     bench = commands.add_parser("bench", help="benchmarks and experiments").add_subparsers(
         dest="bench", required=True)
     groups = {"commands": commands, "bench": bench}
-    for name in (*METRICS, "publish"):
-        try:
-            mod = importlib.import_module(f"{__package__}.{name}.cli" if name in METRICS else f"{__package__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name and (e.name.endswith(f"{name}.cli") or e.name.endswith(f".{name}")):
-                continue
-            raise
-        if hasattr(mod, "register"):
-            mod.register(commands, bench)
-    try:
-        para = importlib.import_module("kometrics.datasets_scripts.paraphrase.cli")
-    except ModuleNotFoundError as e:
-        if not (e.name or "").startswith("kometrics.datasets_scripts.paraphrase"):
-            raise
-    else:
-        para.register(commands, bench)
+    plugins = [f"{__package__}.{name}.cli" for name in METRICS]
+    plugins += [f"{__package__}.publish", f"{__package__}.datasets_scripts.paraphrase.cli"]
+    for module_name in plugins:
+        _register_plugin(module_name, commands, bench)
     return parser, groups
+
+
+def _register_plugin(module_name: str, commands, bench) -> None:
+    """Import ``module_name`` and let it add its sub-commands; a missing module is skipped, a broken one is
+    reported on stderr (one broken plugin must not take every other command down)."""
+    try:
+        mod = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name and module_name.startswith(e.name):
+            return  # not part of this installation
+        print(f"kometrics: could not load the commands of {module_name}: {e!r}", file=sys.stderr)
+        return
+    except Exception as e:  # noqa: BLE001 - report and go on
+        print(f"kometrics: could not load the commands of {module_name}: {e!r}", file=sys.stderr)
+        return
+    if hasattr(mod, "register"):
+        mod.register(commands, bench)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,188 @@
+"""KLUE-STS scoring: Pearson r, Spearman rho and binary F1 at a threshold, as the official KLUE baseline.
+
+The official baseline (KLUE-benchmark/KLUE-baseline, ``klue_baseline/metrics/functional.py``) computes
+``pearsonr(preds, labels)[0] * 100`` and ``f1_score(labels >= 3, preds >= 3, average="binary") * 100``.
+Here the same numbers are returned on the 0-1 scale, in float64.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "as_scores",
+    "binarize",
+    "pearson",
+    "spearman",
+    "f1_binary",
+    "klue_sts_scores",
+    "bootstrap_intervals",
+]
+
+
+def as_scores(values: Any, name: str) -> np.ndarray:
+    """Check that ``values`` are finite real numbers and return them as a 1-D float64 array.
+
+    Accepts lists, tuples, numpy arrays and tensors of shape ``(N,)`` or ``(N, 1)`` (a regression head's
+    output). Raises ``TypeError``/``ValueError`` naming ``name`` and the first offending index.
+    """
+    if hasattr(values, "detach") and hasattr(values, "cpu"):  # a torch tensor
+        values = values.detach().cpu().double().numpy()
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a sequence of numbers, got {type(values).__name__}")
+    arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one score per item (shape (N,) or (N, 1)), got shape {arr.shape}")
+    if arr.dtype.kind not in "fiu":
+        for i, v in enumerate(arr):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+                raise TypeError(f"{name}[{i}] is {v!r} ({type(v).__name__}), not a number")
+    out = arr.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(out))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{name}[{i}] is {out[i]}: scores must be finite numbers "
+                         f"({bad.size} non-finite value(s) in {name})")
+    return out
+
+
+def _check_pair(predictions: np.ndarray, references: np.ndarray) -> None:
+    if len(predictions) != len(references):
+        raise ValueError(f"predictions and references differ in length: {len(predictions)} != {len(references)}")
+    if len(predictions) == 0:
+        raise ValueError("predictions and references are empty: KLUE-STS scores need at least two pairs")
+
+
+def binarize(scores: np.ndarray, threshold: float = 3.0) -> np.ndarray:
+    """The "paraphrased" class: ``scores >= threshold`` (KLUE: 3.0 on the 0-5 scale, inclusive)."""
+    return np.asarray(scores) >= threshold
+
+
+def _undefined(what: str, why: str) -> float:
+    warnings.warn(f"{what} is undefined ({why}); returning NaN", RuntimeWarning, stacklevel=3)
+    return math.nan
+
+
+def pearson(predictions: np.ndarray, references: np.ndarray) -> float:
+    """Pearson's r in [-1, 1] (``scipy.stats.pearsonr``). NaN with a warning when either side is constant."""
+    if len(predictions) < 2:
+        return _undefined("Pearson r", "fewer than two pairs")
+    for name, x in (("predictions", predictions), ("references", references)):
+        if np.all(x == x[0]):
+            return _undefined("Pearson r", f"{name} are constant (all {x[0]:g}), so their variance is zero")
+    return float(stats.pearsonr(predictions, references).statistic)
+
+
+def spearman(predictions: np.ndarray, references: np.ndarray) -> float:
+    """Spearman's rho in [-1, 1] (``scipy.stats.spearmanr``). NaN with a warning when either side is constant."""
+    if len(predictions) < 2:
+        return _undefined("Spearman rho", "fewer than two pairs")
+    for name, x in (("predictions", predictions), ("references", references)):
+        if np.all(x == x[0]):
+            return _undefined("Spearman rho", f"{name} are constant (all {x[0]:g})")
+    return float(stats.spearmanr(predictions, references).statistic)
+
+
+def f1_binary(predicted_positive: np.ndarray, reference_positive: np.ndarray) -> float:
+    """F1 of the positive class: ``2 TP / (2 TP + FP + FN)`` in [0, 1].
+
+    With no positive prediction and no positive reference the score is ill-defined; like scikit-learn's
+    ``f1_score`` (``zero_division="warn"``, used by the official baseline) it is 0.0, with a warning.
+    """
+    pred = np.asarray(predicted_positive, dtype=bool)
+    ref = np.asarray(reference_positive, dtype=bool)
+    tp = int(np.count_nonzero(pred & ref))
+    fp = int(np.count_nonzero(pred & ~ref))
+    fn = int(np.count_nonzero(~pred & ref))
+    if 2 * tp + fp + fn == 0:
+        warnings.warn("F1 is ill-defined: no predicted and no reference positives; returning 0.0 "
+                      "(as scikit-learn's f1_score)", RuntimeWarning, stacklevel=2)
+        return 0.0
+    return 2 * tp / (2 * tp + fp + fn)
+
+
+def klue_sts_scores(predictions: Sequence[float] | np.ndarray, references: Sequence[float] | np.ndarray,
+                    threshold: float = 3.0) -> dict[str, float]:
+    """``{"pearson", "spearmanr", "f1"}`` for similarity scores on KLUE's 0-5 scale (any scale works).
+
+    F1 is computed after binarising both sides with ``>= threshold``.
+    """
+    preds = as_scores(predictions, "predictions")
+    refs = as_scores(references, "references")
+    _check_pair(preds, refs)
+    if not math.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+    return {
+        "pearson": pearson(preds, refs),
+        "spearmanr": spearman(preds, refs),
+        "f1": f1_binary(binarize(preds, threshold), binarize(refs, threshold)),
+    }
+
+
+# -- vectorised statistics for the bootstrap (axis = the resampled axis) --------------------------------------
+
+def _pearson_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    xc = x - x.mean(axis=axis, keepdims=True)
+    yc = y - y.mean(axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (xc * yc).sum(axis=axis) / np.sqrt((xc * xc).sum(axis=axis) * (yc * yc).sum(axis=axis))
+
+
+def _spearman_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    return _pearson_stat(stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis)
+
+
+def _f1_stat(threshold: float):
+    def stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+        p, r = x >= threshold, y >= threshold
+        tp = (p & r).sum(axis=axis)
+        denom = 2 * tp + (p & ~r).sum(axis=axis) + (~p & r).sum(axis=axis)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
+
+    return stat
+
+
+def bootstrap_intervals(predictions: np.ndarray, references: np.ndarray, threshold: float = 3.0, *,
+                        confidence_level: float = 0.95, n_resamples: int = 1000, seed: int | None = 0,
+                        method: str = "BCa") -> dict[str, list[float]]:
+    """Paired bootstrap confidence intervals of Pearson r, Spearman rho and F1 (``scipy.stats.bootstrap``).
+
+    Pairs are resampled with replacement; the three statistics see the same resamples (one generator
+    seeded with ``seed`` per statistic). ``method`` is scipy's: ``"BCa"`` (default), ``"percentile"`` or
+    ``"basic"``. Returns ``{"pearson": [low, high], "spearmanr": [...], "f1": [...]}``.
+    """
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    if int(n_resamples) < 2:
+        raise ValueError(f"n_resamples must be at least 2, got {n_resamples!r}")
+    preds = np.asarray(predictions, dtype=np.float64)
+    refs = np.asarray(references, dtype=np.float64)
+    out: dict[str, list[float]] = {}
+    for key, stat in (("pearson", _pearson_stat), ("spearmanr", _spearman_stat), ("f1", _f1_stat(threshold))):
+        kwargs = dict(paired=True, vectorized=True, confidence_level=confidence_level)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            warnings.simplefilter("ignore", category=stats.DegenerateDataWarning)
+            res = stats.bootstrap((preds, refs), stat, n_resamples=int(n_resamples), method=method,
+                                  rng=np.random.default_rng(seed), **kwargs)
+            low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+            if not (np.isfinite(low) and np.isfinite(high)) and method.lower() == "bca":
+                # BCa is undefined when many resamples tie with the observed value (small or easy sets).
+                res = stats.bootstrap((preds, refs), stat, n_resamples=0, method="percentile",
+                                      bootstrap_result=res, **kwargs)
+                low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+                warnings.warn(f"the BCa interval of {key} is undefined on these data (degenerate bootstrap "
+                              "distribution); the percentile interval of the same resamples is returned",
+                              RuntimeWarning, stacklevel=2)
+        out[key] = [low, high]
+    return out
