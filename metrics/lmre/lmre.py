@@ -53,7 +53,7 @@ Returns:
 
 Example 1: a multi-reference set accepts a phrasing that the first (single) reference rejects.
     >>> import evaluate
-    >>> lmre = evaluate.load(__file__)  # this module; from a checkout: evaluate.load("metrics/lmre")
+    >>> lmre = evaluate.load("metrics/lmre")  # from a checkout; or the Hub id of the published Space
     >>> refs = [["오늘은 날씨가 / 정말 좋네요", "오늘은 / 날씨가 정말 좋네요"]]
     >>> multi = lmre.compute(predictions=["오늘은 / 날씨가 정말 좋네요"], references=refs, similarity="em")
     >>> multi["accepted"], multi["best_reference_index"], multi["best_reference"]
