@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from kometrics.demo import DemoContext, DemoSection
 
 from .scoring import bootstrap_intervals, klue_sts_scores

@@ -8,8 +8,9 @@ import warnings
 
 import numpy as np
 import pytest
-from kometrics.datasets_scripts.readers import read_klue_sts
 from scipy import stats
+
+from kometrics.datasets_scripts.readers import read_klue_sts
 
 
 @pytest.fixture(scope="module")
@@ -179,6 +180,7 @@ def test_cli_score_prints_json(tmp_path, dev, capsys):
 
 def test_dataset_folder_loads_with_hf_schema(tmp_path, data_dir):
     import datasets
+
     from kometrics.datasets_scripts.klue_sts.build import build
 
     out = build(data_dir / "klue", tmp_path / "klue_sts")
