@@ -8,8 +8,10 @@ always works.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
+import socket
 import sys
 import tempfile
 import time
@@ -18,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlparse
 
 from . import METRICS
 
@@ -96,17 +99,35 @@ class DemoContext:
 
 
 def _loadable(name: str) -> bool:
-    """Whether a model config can be loaded (local path, local HF cache, or the Hub), without hanging."""
+    """Whether a model config can be loaded: a local folder, the local HF cache, or the Hub if it answers."""
     if Path(name).is_dir():
         return (Path(name) / "config.json").is_file()
-    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "5")
-    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "10")
-    try:
-        from transformers import AutoConfig
+    from transformers import AutoConfig
 
+    try:
+        AutoConfig.from_pretrained(name, local_files_only=True)
+        return True
+    except Exception:
+        pass
+    if not _hub_reachable():
+        return False
+    try:
         AutoConfig.from_pretrained(name)
         return True
     except Exception:
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """One quick TCP probe of the Hub endpoint (no retries), so an offline machine does not wait."""
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
+        return False
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
+    try:
+        with socket.create_connection((host, 443), timeout=timeout):
+            return True
+    except OSError:
         return False
 
 
