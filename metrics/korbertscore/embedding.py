@@ -1,0 +1,344 @@
+"""The model side of KorBERTScore: load an encoder once, tokenize, batch, and embed word pieces.
+
+Layer ``L`` means ``hidden_states[L]`` of the encoder (``0`` = the embedding layer, ``depth`` = the last
+block). For one layer only the first ``L`` blocks run (the block list is cut for the duration of the forward
+pass); for several layers one forward pass up to the deepest requested layer returns them all.
+
+Sentences are deduplicated, sorted by token length and embedded in batches of ``batch_size`` sequences, so
+padding is minimal. Texts longer than the model's position limit are embedded in overlapping windows
+(each word piece is taken from the window in which it sits farthest from an edge), truncated with a
+warning, or rejected, as the caller asks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "KNOWN_LAYERS",
+    "Encoder",
+    "Embedded",
+    "load_encoder",
+    "clear_cache",
+    "default_num_layers",
+    "tokenize",
+    "embed",
+]
+
+#: Default Hub model (Korean BERT-base from the KLUE benchmark). Untested here: the Hub is unreachable offline.
+DEFAULT_MODEL = "klue/bert-base"
+
+#: Default layer per model. Sources: "paper" = the seed paper's 8 of 12 (best for ETRI KorBERT, Table 3),
+#: transferred by depth and NOT measured on that model; "bert_score" = bert_score 0.3.13's table, tuned on
+#: English WMT16. Run ``kometrics korbertscore layers`` to measure a model on KLUE-STS / KorSTS.
+KNOWN_LAYERS: dict[str, tuple[int, str]] = {
+    "klue/bert-base": (8, "paper"),
+    "klue/roberta-small": (4, "paper"),
+    "klue/roberta-base": (8, "paper"),
+    "klue/roberta-large": (16, "paper"),
+    "monologg/kobert": (8, "paper"),
+    "monologg/koelectra-base-v3-discriminator": (8, "paper"),
+    "beomi/kcbert-base": (8, "paper"),
+    "beomi/kcbert-large": (16, "paper"),
+    "snunlp/KR-BERT-char16424": (8, "paper"),
+    "bert-base-multilingual-cased": (9, "bert_score"),
+    "google-bert/bert-base-multilingual-cased": (9, "bert_score"),
+    "distilbert-base-multilingual-cased": (5, "bert_score"),
+    "xlm-roberta-base": (9, "bert_score"),
+    "FacebookAI/xlm-roberta-base": (9, "bert_score"),
+    "xlm-roberta-large": (17, "bert_score"),
+    "FacebookAI/xlm-roberta-large": (17, "bert_score"),
+    "microsoft/mdeberta-v3-base": (10, "bert_score"),
+}
+
+# Model types whose position ids start after the padding index (RoBERTa family): two positions are lost.
+_OFFSET_POSITIONS = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer", "data2vec-text",
+                     "xmod", "roberta-prelayernorm"}
+_SENTINEL = 10**6
+
+
+@dataclass
+class Encoder:
+    """A loaded model and tokenizer with what KorBERTScore needs to know about them."""
+
+    name: str
+    model: Any
+    tokenizer: Any
+    device: torch.device
+    dtype: torch.dtype
+    depth: int  # number of encoder blocks
+    max_length: int  # longest sequence (special tokens included) the model accepts
+    prefix: list[int]  # special ids before the text, e.g. [CLS]
+    suffix: list[int]  # special ids after the text, e.g. [SEP]
+    zero_weight_ids: frozenset[int]  # ids weighted 0 without idf (bert_score: [CLS] and [SEP])
+    pad_id: int
+    _layers_owner: Any = field(default=None, repr=False)
+    _layers_attr: str | None = field(default=None, repr=False)
+
+
+_CACHE: dict[tuple[str, str, str], Encoder] = {}
+
+
+def clear_cache() -> None:
+    """Forget every loaded model (they are otherwise kept for the life of the process)."""
+    _CACHE.clear()
+
+
+def _resolve_device(device: str | torch.device | None) -> torch.device:
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def _resolve_dtype(dtype: str | torch.dtype | None) -> torch.dtype:
+    if dtype is None:
+        return torch.float32
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    names = {"float32": torch.float32, "fp32": torch.float32, "float16": torch.float16, "fp16": torch.float16,
+             "half": torch.float16, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16}
+    if dtype not in names:
+        raise ValueError(f"dtype must be one of {sorted(names)} or a torch.dtype, got {dtype!r}")
+    return names[dtype]
+
+
+def _block_list(model: Any) -> tuple[Any, str] | tuple[None, None]:
+    """The module holding the encoder's list of blocks and the attribute name (BERT, RoBERTa, ELECTRA,
+    DistilBERT, T5/BART encoders, XLNet)."""
+    for owner_path, attr in (("encoder", "layer"), ("transformer", "layer"), ("encoder", "block"),
+                             ("", "layers"), ("", "layer"), ("", "block")):
+        owner = model
+        if owner_path:
+            owner = getattr(model, owner_path, None)
+        if owner is not None and isinstance(getattr(owner, attr, None), torch.nn.ModuleList):
+            return owner, attr
+    return None, None
+
+
+def _special_template(tokenizer: Any) -> tuple[list[int], list[int]]:
+    """Special ids the tokenizer adds before and after a single text (``[CLS]`` / ``[SEP]`` for BERT)."""
+    probe = "가 나"
+    with_sp = tokenizer(probe, add_special_tokens=True, verbose=False)["input_ids"]
+    without = tokenizer(probe, add_special_tokens=False, verbose=False)["input_ids"]
+    for k in range(len(with_sp) - len(without) + 1):
+        if with_sp[k:k + len(without)] == without:
+            return list(with_sp[:k]), list(with_sp[k + len(without):])
+    return [], []
+
+
+def load_encoder(model_type: str, device: str | torch.device | None = None,
+                 dtype: str | torch.dtype | None = None) -> Encoder:
+    """Load ``model_type`` (Hub id or local folder) once per (model, device, dtype) and reuse it."""
+    dev = _resolve_device(device)
+    dt = _resolve_dtype(dtype)
+    key = (str(model_type), str(dev), str(dt))
+    if key in _CACHE:
+        return _CACHE[key]
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    tokenizer = AutoTokenizer.from_pretrained(model_type)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the "newly initialized pooler" report is expected for MLM checkpoints
+    try:
+        model = AutoModel.from_pretrained(model_type, dtype=dt)
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    if hasattr(model, "get_encoder") and hasattr(model, "decoder"):
+        model = model.get_encoder()
+    if getattr(model, "pooler", None) is not None:
+        model.pooler = None  # never used for token embeddings
+    model.eval().to(dev)
+    config = model.config
+    owner, attr = _block_list(model)
+    depth = len(getattr(owner, attr)) if owner is not None else int(config.num_hidden_layers)
+    positions = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+    limit = tokenizer.model_max_length if tokenizer.model_max_length < _SENTINEL else None
+    if positions:
+        cap = positions - (2 if getattr(config, "model_type", "") in _OFFSET_POSITIONS else 0)
+        limit = cap if limit is None else min(limit, cap)
+    if limit is None:
+        limit = 512
+    prefix, suffix = _special_template(tokenizer)
+    zero = {i for i in (tokenizer.cls_token_id, tokenizer.sep_token_id) if i is not None}
+    pad = tokenizer.pad_token_id
+    if pad is None:
+        pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+    enc = Encoder(name=str(model_type), model=model, tokenizer=tokenizer, device=dev, dtype=dt, depth=depth,
+                  max_length=int(limit), prefix=prefix, suffix=suffix, zero_weight_ids=frozenset(zero),
+                  pad_id=int(pad), _layers_owner=owner, _layers_attr=attr)
+    _CACHE[key] = enc
+    return enc
+
+
+def default_num_layers(model_type: str, depth: int) -> int:
+    """The documented layer of ``model_type``; else ``round(depth * 8 / 12)`` (the paper's 8 of 12) with a
+    warning that names ``num_layers``."""
+    name = str(model_type).rstrip("/")
+    if name in KNOWN_LAYERS:
+        return KNOWN_LAYERS[name][0]
+    layer = max(0, min(depth, round(depth * 8 / 12)))
+    warnings.warn(f"no known default layer for {model_type!r}; using layer {layer} of {depth} (the paper's 8 of "
+                  f"12 scaled to depth). Pass num_layers=... to choose one (`kometrics korbertscore layers` "
+                  "measures them).", UserWarning, stacklevel=3)
+    return layer
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def tokenize(encoder: Encoder, sentences: Sequence[str]) -> list[list[int]]:
+    """Word-piece ids of each stripped sentence, without special tokens and without truncation."""
+    texts = [s.strip() for s in sentences]
+    if not texts:
+        return []
+    ids = encoder.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
+    return [list(x) if t else [] for x, t in zip(ids, texts)]
+
+
+@dataclass
+class Embedded:
+    """Embeddings of unique sentences packed along one token axis.
+
+    ``packed`` is ``[total_tokens, d]`` (one layer) or ``[total_tokens, n_layers, d]``, L2-normalised,
+    float32, on the encoder's device; sentence ``i`` occupies ``offsets[i] : offsets[i] + lengths[i]``, special
+    tokens included. ``ids`` are the matching token ids (for weights and plots).
+    """
+
+    packed: torch.Tensor
+    offsets: torch.Tensor
+    lengths: torch.Tensor
+    ids: list[list[int]]
+    n_prefix: int
+    n_suffix: int
+
+
+@contextlib.contextmanager
+def _first_blocks(encoder: Encoder, n: int) -> Iterator[None]:
+    """Run only the first ``n`` encoder blocks inside the context."""
+    owner, attr = encoder._layers_owner, encoder._layers_attr
+    if owner is None or n >= encoder.depth:
+        yield
+        return
+    full = getattr(owner, attr)
+    setattr(owner, attr, torch.nn.ModuleList(list(full)[:n]))
+    try:
+        yield
+    finally:
+        setattr(owner, attr, full)
+
+
+def _windows(n: int, size: int) -> list[int]:
+    """Start offsets of windows of ``size`` covering ``n`` pieces with stride ``size // 2``."""
+    stride = max(1, size // 2)
+    starts = list(range(0, max(1, n - size + 1), stride))
+    if starts[-1] + size < n:
+        starts.append(n - size)
+    return starts
+
+
+def embed(encoder: Encoder, content: Sequence[Sequence[int]], layers: Sequence[int], batch_size: int = 64,
+          long_text: str = "window", max_length: int | None = None, names: Sequence[str] | None = None,
+          forward: Any = None) -> Embedded:
+    """Embed sentences given as word-piece ids (no special tokens) at ``layers``.
+
+    Each sentence becomes ``prefix + pieces + suffix``. Pieces beyond ``max_length`` (default: the model's
+    limit) are handled by ``long_text``: ``"window"`` (overlapping windows), ``"truncate"`` (warning) or
+    ``"error"`` (``ValueError`` naming ``names[i]``). ``forward(fn)`` may wrap each model call (timing).
+    """
+    limit = encoder.max_length if max_length is None else int(max_length)
+    n_pre, n_suf = len(encoder.prefix), len(encoder.suffix)
+    room = limit - n_pre - n_suf
+    if room < 1:
+        raise ValueError(f"max_length={limit} leaves no room for text after {n_pre + n_suf} special tokens")
+    # Units: (sentence index, window start, ids) sequences actually given to the model.
+    units: list[tuple[int, int, list[int]]] = []
+    truncated: list[str] = []
+    for i, pieces in enumerate(content):
+        if len(pieces) <= room:
+            units.append((i, 0, list(pieces)))
+            continue
+        where = names[i] if names is not None else f"text {i}"
+        if long_text == "error":
+            raise ValueError(f"{where} has {len(pieces)} word pieces, more than the {room} that fit in "
+                             f"max_length={limit}; pass long_text='window' or 'truncate'")
+        if long_text == "truncate":
+            truncated.append(where)
+            units.append((i, 0, list(pieces[:room])))
+            continue
+        for start in _windows(len(pieces), room):
+            units.append((i, start, list(pieces[start:start + room])))
+    if truncated:
+        warnings.warn(f"{len(truncated)} text(s) longer than max_length={limit} were truncated: "
+                      f"{', '.join(truncated[:5])}{' ...' if len(truncated) > 5 else ''}; "
+                      "pass long_text='window' to embed them whole", UserWarning, stacklevel=3)
+    layers = list(layers)
+    top = max(layers)
+    if min(layers) < 0 or top > encoder.depth:
+        raise ValueError(f"layers must lie in 0..{encoder.depth}, got {layers}")
+    order = sorted(range(len(units)), key=lambda u: len(units[u][2]), reverse=True)
+    unit_out: list[torch.Tensor | None] = [None] * len(units)
+    model, dev = encoder.model, encoder.device
+    single = len(layers) == 1
+    with torch.inference_mode(), _first_blocks(encoder, top):
+        for b in range(0, len(order), batch_size):
+            chunk = order[b:b + batch_size]
+            seqs = [torch.tensor(encoder.prefix + units[u][2] + encoder.suffix, dtype=torch.long) for u in chunk]
+            ids = pad_sequence(seqs, batch_first=True, padding_value=encoder.pad_id)
+            mask = pad_sequence([torch.ones_like(x) for x in seqs], batch_first=True, padding_value=0)
+            ids, mask = ids.to(dev), mask.to(dev)
+
+            def call(ids=ids, mask=mask):
+                if single and encoder._layers_owner is not None:  # blocks cut to `top`: last state is it
+                    return model(input_ids=ids, attention_mask=mask).last_hidden_state.unsqueeze(2)
+                out = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
+                return torch.stack([out.hidden_states[layer] for layer in layers], dim=2)
+
+            hidden = forward(call) if forward is not None else call()
+            hidden = hidden.float()
+            hidden = hidden / hidden.norm(dim=-1, keepdim=True)
+            for r, u in enumerate(chunk):
+                unit_out[u] = hidden[r, :len(seqs[r])]
+    # Assemble sentences (windows: each piece from the window where it is farthest from an edge).
+    by_sentence: dict[int, list[int]] = {}
+    for u, (i, _, _) in enumerate(units):
+        by_sentence.setdefault(i, []).append(u)
+    pieces_out: list[torch.Tensor] = []
+    all_ids: list[list[int]] = []
+    for i in range(len(content)):
+        us = by_sentence[i]
+        if len(us) == 1:
+            pieces_out.append(unit_out[us[0]])
+            all_ids.append(encoder.prefix + units[us[0]][2] + encoder.suffix)
+            continue
+        n = len(content[i])
+        starts = torch.tensor([units[u][1] for u in us])
+        pos = torch.arange(n)
+        rel = pos[:, None] - starts[None, :]
+        inside = (rel >= 0) & (rel < room)
+        margin = torch.minimum(rel, room - 1 - rel).masked_fill(~inside, -1)
+        best = margin.argmax(dim=1)  # window whose edge is farthest from each piece
+        stacked = torch.cat([unit_out[u] for u in us], dim=0)
+        unit_start = torch.tensor([0] + [unit_out[u].shape[0] for u in us]).cumsum(0)[:-1]
+        body = stacked[(unit_start[best] + n_pre + pos - starts[best]).to(stacked.device)]
+        rows = [unit_out[us[0]][:n_pre], body, unit_out[us[-1]][n_pre + len(units[us[-1]][2]):]]
+        pieces_out.append(torch.cat(rows, dim=0))
+        all_ids.append(encoder.prefix + list(content[i]) + encoder.suffix)
+    lengths = torch.tensor([t.shape[0] for t in pieces_out], dtype=torch.long)
+    offsets = torch.zeros_like(lengths)
+    if len(lengths) > 1:
+        offsets[1:] = torch.cumsum(lengths, 0)[:-1]
+    packed = torch.cat(pieces_out, dim=0) if pieces_out else torch.zeros((0, len(layers), 1))
+    if single:
+        packed = packed[:, 0]
+    return Embedded(packed=packed, offsets=offsets.to(dev), lengths=lengths.to(dev), ids=all_ids,
+                    n_prefix=n_pre, n_suffix=n_suf)

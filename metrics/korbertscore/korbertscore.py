@@ -1,0 +1,186 @@
+# Copyright 2026 The kometrics authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+"""KorBERTScore: BERTScore for Korean (Hyeon & Choi), exact to bert_score 0.3.13, with layer tools."""
+
+import datasets
+import evaluate
+
+from .embedding import DEFAULT_MODEL
+from .pipeline import score
+from .plotting import plot_alignment
+from .scoring import f1
+
+# The sibling modules are imported here directly so that evaluate.load copies them all (plotting is used
+# by the Space; it imports matplotlib only when called).
+__all__ = ["Korbertscore", "score", "f1", "plot_alignment", "DEFAULT_MODEL"]
+_CITATION = """\
+@inproceedings{hyeon2019korbertscore,
+  title     = {Measuring Similarity of Korean Sentences based on BERT},
+  author    = {Hyeon, Jonghwan and Choi, Ho-Jin},
+  booktitle = {Proceedings of the Korea Computer Congress (KCC)},
+  year      = {2019}
+}
+@inproceedings{bert-score,
+  title     = {BERTScore: Evaluating Text Generation with BERT},
+  author    = {Tianyi Zhang* and Varsha Kishore* and Felix Wu* and Kilian Q. Weinberger and Yoav Artzi},
+  booktitle = {International Conference on Learning Representations},
+  year      = {2020},
+  url       = {https://openreview.net/forum?id=SkeHuCVFDr}
+}
+"""
+
+_DESCRIPTION = f"""\
+KorBERTScore measures how similar a Korean candidate sentence is to a reference sentence with contextual
+word-piece embeddings of a Korean BERT. Every candidate piece is greedily matched to its most similar
+reference piece (precision), every reference piece to its most similar candidate piece (recall), and F1 is
+their harmonic mean. The paper (Hyeon & Choi, KCC 2019) used ETRI KorBERT and found layer 8 of 12 best.
+
+This implementation gives the same numbers as bert_score 0.3.13 on the same model, layer, idf and baseline
+([CLS]/[SEP] kept in the max with weight 0), runs only the encoder blocks it needs, embeds long texts in
+overlapping windows instead of truncating them, scores empty texts 0 with a warning, and recomputes idf
+whenever the idf sentences change. The default model is {DEFAULT_MODEL!r} at layer 8 (the paper's 8 of 12,
+not measured on that model here; run `kometrics korbertscore layers` to measure).
+"""
+
+_KWARGS_DESCRIPTION = """
+Computes KorBERTScore (precision, recall, F1) of each prediction against its reference(s).
+
+Args:
+    predictions (list of str): candidate sentences.
+    references (list of str, or list of list of str): reference sentence(s) per prediction. With several,
+        precision, recall and F1 are each the best over that prediction's references (as in bert_score).
+    model_type (str): Hub id or local folder of an encoder. Default "klue/bert-base".
+    num_layers (int): which hidden state to use: 0 = embeddings, L = output of block L. Default: the
+        documented layer of a known model (klue/bert-base: 8), else round(depth * 8 / 12) with a warning.
+    idf (bool or list of str): weight pieces by idf, idf(t) = log((M+1)/(df(t)+1)), computed from the
+        references (True) or from the given sentences. Default False (all weights 1, [CLS]/[SEP] 0).
+    rescale_with_baseline (bool): rescale P, R, F each as (x - b)/(1 - b) with the baseline of this layer.
+    baseline_path (str): a bert_score baseline file (CSV `LAYER,P,R,F`), e.g. from
+        `kometrics korbertscore baseline`. Required with rescale_with_baseline for Korean models.
+    batch_size (int): sentences per forward pass. Default 64. Scores do not depend on it.
+    device (str): "cpu", "cuda", "cuda:1" ... Default: cuda when available.
+    dtype (str): "float32" (default), "float16" or "bfloat16" for the encoder; matching is float32.
+    max_length (int): longest sequence given to the model (default: the model's position limit).
+    exclude_special_tokens (bool): drop [CLS]/[SEP] from matching entirely (the paper's definition).
+        Default False (bert_score's behaviour).
+    long_text (str): texts longer than max_length: "window" (default; overlapping windows, every piece
+        embedded with context), "truncate" (with a warning) or "error".
+    lang (str): language code, used only to find a bert_score baseline file. Default "ko".
+    verbose, nthreads, use_fast_tokenizer: accepted for compatibility with evaluate's bertscore (tokenizing
+        is batched in the fast tokenizer; use_fast_tokenizer only marks the hashcode as bert_score does).
+
+Returns:
+    precision (list of float): per prediction, in [-1, 1] (about [0, 1] in practice; rescaled: ~0 for
+        unrelated text, 1 for identical text).
+    recall (list of float): same range.
+    f1 (list of float): harmonic mean of precision and recall; 0 when a text is empty.
+    best_reference (list of int): index of the reference with the highest F1 (0 with one reference).
+    num_layers (int): the layer used.
+    hashcode (str): model, layer, idf, rescaling and version, bert_score-style.
+
+The examples use `tiny_bert`, a local test model with random weights (12 layers, hidden size 64); users
+pass a real model such as "klue/bert-base". Random weights give meaningless values, so the examples check
+identities only.
+
+Example 1: identical sentences score 1; several references take the best.
+    >>> korbertscore = evaluate.load("metrics/korbertscore")  # from a checkout; or the published Hub id
+    >>> results = korbertscore.compute(predictions=["오늘은 날씨가 맑다.", "회의는 내일 열린다."],
+    ...     references=[["비가 온다.", "오늘은 날씨가 맑다."], ["회의는 내일 열린다."]],
+    ...     model_type=tiny_bert, num_layers=8)
+    >>> [round(v, 4) for v in results["f1"]]
+    [1.0, 1.0]
+    >>> results["best_reference"]
+    [1, 0]
+    >>> results["hashcode"].split("_version")[0].endswith("_L8_no-idf")
+    True
+
+Example 2: the same keywords as evaluate's bertscore; F1 is the harmonic mean of P and R.
+    >>> results = korbertscore.compute(predictions=["회의는 내일 열린다."], references=["회의가 내일 있다."],
+    ...     model_type=tiny_bert, num_layers=4, idf=True, batch_size=8)
+    >>> sorted(results)
+    ['best_reference', 'f1', 'hashcode', 'num_layers', 'precision', 'recall']
+    >>> p, r, f = results["precision"][0], results["recall"][0], results["f1"][0]
+    >>> abs(f - 2 * p * r / (p + r)) < 1e-6
+    True
+
+Example 3: an empty prediction scores 0 (with a warning naming predictions[1]).
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     results = korbertscore.compute(predictions=["회의는 내일 열린다.", ""],
+    ...         references=["회의는 내일 열린다.", "무엇이든"], model_type=tiny_bert, num_layers=8)
+    >>> results["f1"][1], any("predictions[1]" in str(w.message) for w in caught)
+    (0.0, True)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Korbertscore(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            homepage="https://github.com/Tiiiger/bert_score",
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features(
+                    {
+                        "predictions": datasets.Value("string", id="sequence"),
+                        "references": datasets.Sequence(datasets.Value("string", id="sequence"), id="references"),
+                    }
+                ),
+                datasets.Features(
+                    {
+                        "predictions": datasets.Value("string", id="sequence"),
+                        "references": datasets.Value("string", id="sequence"),
+                    }
+                ),
+            ],
+            codebase_urls=["https://github.com/Tiiiger/bert_score"],
+            reference_urls=["https://arxiv.org/abs/1904.09675"],
+        )
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        lang="ko",
+        model_type=None,
+        num_layers=None,
+        verbose=False,
+        idf=False,
+        device=None,
+        batch_size=64,
+        nthreads=4,
+        all_layers=False,
+        rescale_with_baseline=False,
+        baseline_path=None,
+        use_fast_tokenizer=False,
+        dtype=None,
+        max_length=None,
+        exclude_special_tokens=False,
+        long_text="window",
+    ):
+        if all_layers:
+            raise ValueError("all_layers=True is not supported here; call kometrics.korbertscore.score_layers "
+                             "to score every layer in one pass")
+        result = score(
+            predictions,
+            references,
+            model_type=model_type,
+            num_layers=num_layers,
+            idf=idf,
+            rescale_with_baseline=rescale_with_baseline,
+            baseline_path=baseline_path,
+            batch_size=batch_size,
+            device=device,
+            dtype=dtype,
+            max_length=max_length,
+            exclude_special_tokens=exclude_special_tokens,
+            long_text=long_text,
+            lang=lang,
+            use_fast_tokenizer=use_fast_tokenizer,
+        )
+        return result

@@ -1,0 +1,365 @@
+"""KorBERTScore end to end: validate, tokenize once, embed unique sentences once, match all pairs in batches.
+
+``score`` is what ``evaluate.load(...).compute``, the CLI, the demo and the Space call; ``score_layers``
+scores every layer in one forward pass (layer sweeps, baselines); ``similarity_matrix`` gives one pair's
+word-piece similarity matrix (plots).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from .embedding import DEFAULT_MODEL, Embedded, Encoder, default_num_layers, embed, load_encoder, tokenize
+from .scoring import f1, greedy_match, idf_weights, max_over_references, read_baseline, rescale, weight_table
+
+__all__ = ["score", "score_layers", "similarity_matrix", "validate_inputs", "VERSION", "LONG_TEXT"]
+
+VERSION = "0.1.0"
+LONG_TEXT = ("window", "truncate", "error")
+# Matching memory budget: elements of the batched similarity tensor.
+_SIM_BUDGET = 1 << 24
+
+
+def validate_inputs(predictions: Any, references: Any) -> tuple[list[str], list[list[str]], bool]:
+    """Check the inputs; return predictions, references as lists of lists, and whether any had several."""
+    if isinstance(predictions, str) or not isinstance(predictions, Sequence):
+        raise TypeError(f"predictions must be a list of strings, got {type(predictions).__name__}")
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise TypeError(f"references must be a list of strings or of lists of strings, got "
+                        f"{type(references).__name__}")
+    if len(predictions) != len(references):
+        raise ValueError(f"predictions and references must have the same length, got {len(predictions)} and "
+                         f"{len(references)}")
+    for i, p in enumerate(predictions):
+        if not isinstance(p, str):
+            raise TypeError(f"predictions[{i}] must be a string, got {type(p).__name__}")
+    refs: list[list[str]] = []
+    multi = False
+    for i, r in enumerate(references):
+        if isinstance(r, str):
+            refs.append([r])
+            continue
+        if not isinstance(r, Sequence):
+            raise TypeError(f"references[{i}] must be a string or a list of strings, got {type(r).__name__}")
+        if len(r) == 0:
+            raise ValueError(f"references[{i}] is an empty list; give at least one reference string")
+        for j, x in enumerate(r):
+            if not isinstance(x, str):
+                raise TypeError(f"references[{i}][{j}] must be a string, got {type(x).__name__}")
+        multi = True
+        refs.append(list(r))
+    return list(predictions), refs, multi
+
+
+def _check_options(batch_size: Any, long_text: Any) -> None:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if long_text not in LONG_TEXT:
+        raise ValueError(f"long_text must be one of {LONG_TEXT}, got {long_text!r}")
+
+
+def _resolve_layer(encoder: Encoder, model_type: str, num_layers: Any) -> int:
+    if num_layers is None:
+        return default_num_layers(model_type, encoder.depth)
+    if isinstance(num_layers, bool) or not isinstance(num_layers, (int, np.integer)):
+        raise TypeError(f"num_layers must be an integer, got {num_layers!r}")
+    if not 0 <= int(num_layers) <= encoder.depth:
+        raise ValueError(f"num_layers must lie in 0..{encoder.depth} for {model_type} (0 = the embedding layer), "
+                         f"got {num_layers}")
+    return int(num_layers)
+
+
+def _check_max_length(encoder: Encoder, max_length: Any) -> int | None:
+    if max_length is None:
+        return None
+    if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
+        raise ValueError(f"max_length must be a positive integer, got {max_length!r}")
+    if max_length > encoder.max_length:
+        raise ValueError(f"max_length={max_length} exceeds the {encoder.max_length} positions of {encoder.name}")
+    return max_length
+
+
+class _Prepared:
+    """Unique sentences of a call with their piece ids, and each flat pair's (candidate, reference) rows."""
+
+    def __init__(self, encoder: Encoder, predictions: list[str], refs: list[list[str]], multi: bool = False):
+        flat_refs = [r for group in refs for r in group]
+        self.groups = np.repeat(np.arange(len(refs)), [len(g) for g in refs])
+        stripped = [s.strip() for s in predictions] + [s.strip() for s in flat_refs]
+        self.unique: list[str] = list(dict.fromkeys(stripped))
+        row = {s: k for k, s in enumerate(self.unique)}
+        self.cand_rows = np.array([row[s.strip()] for s in predictions], dtype=np.int64)[self.groups]
+        self.ref_rows = np.array([row[s.strip()] for s in flat_refs], dtype=np.int64)
+        self.content = tokenize(encoder, self.unique)
+        self.names = [""] * len(self.unique)
+        for i, s in enumerate(predictions):
+            self.names[row[s.strip()]] = self.names[row[s.strip()]] or f"predictions[{i}]"
+        for i, group in enumerate(refs):
+            for j, s in enumerate(group):
+                where = f"references[{i}][{j}]" if multi else f"references[{i}]"
+                self.names[row[s.strip()]] = self.names[row[s.strip()]] or where
+        self.flat_refs = flat_refs
+
+
+def _empty_warning(predictions: list[str], refs: list[list[str]], multi: bool) -> None:
+    where = [f"predictions[{i}]" for i, s in enumerate(predictions) if not s.strip()]
+    for i, group in enumerate(refs):
+        for j, s in enumerate(group):
+            if not s.strip():
+                where.append(f"references[{i}][{j}]" if multi else f"references[{i}]")
+    if where:
+        warnings.warn(f"empty text at {', '.join(where[:10])}{' ...' if len(where) > 10 else ''}: pairs with an "
+                      "empty candidate or reference score 0", UserWarning, stacklevel=3)
+
+
+def _weights(encoder: Encoder, emb: Embedded, idf: Any, idf_ids: list[list[int]] | None) -> torch.Tensor:
+    """Per-piece weights aligned with ``emb.packed`` (float32, on the device)."""
+    flat = np.fromiter((t for ids in emb.ids for t in ids), dtype=np.int64,
+                       count=int(sum(len(x) for x in emb.ids)))
+    size = int(max(flat.max(initial=0), max(encoder.zero_weight_ids, default=0))) + 1
+    if isinstance(idf, Mapping):
+        values = {int(k): float(v) for k, v in idf.items()}
+        default = float(getattr(idf, "default_factory", lambda: 0.0)() if hasattr(idf, "default_factory")
+                        and idf.default_factory is not None else 0.0)
+        size = max(size, max(values, default=0) + 1)
+        table = weight_table(size, (values, default), ())
+    elif idf_ids is not None:
+        stats = idf_weights(idf_ids)
+        size = max(size, max(stats[0], default=0) + 1)
+        table = weight_table(size, stats, ())
+    else:
+        table = weight_table(size, None, encoder.zero_weight_ids)
+    return torch.from_numpy(table[flat]).to(emb.packed.device)
+
+
+def _idf_ids(encoder: Encoder, idf: Any, prep: _Prepared) -> list[list[int]] | None:
+    """Piece ids (with special tokens) of the idf sentences, or None for plain weights."""
+    if idf is None or idf is False or isinstance(idf, Mapping):
+        return None
+    if idf is True:
+        row = {s: k for k, s in enumerate(prep.unique)}
+        return [encoder.prefix + prep.content[row[s.strip()]] + encoder.suffix for s in prep.flat_refs]
+    if isinstance(idf, str) or not isinstance(idf, Sequence):
+        raise TypeError(f"idf must be a bool, a list of sentences or a dict of piece-id weights, got {idf!r}")
+    if not idf:
+        raise ValueError("idf is an empty list of sentences; pass idf=True to use the references")
+    for i, s in enumerate(idf):
+        if not isinstance(s, str):
+            raise TypeError(f"idf[{i}] must be a string, got {type(s).__name__}")
+    return [encoder.prefix + ids + encoder.suffix for ids in tokenize(encoder, list(idf))]
+
+
+def _match_all(emb: Embedded, weights: torch.Tensor, cand_rows: np.ndarray, ref_rows: np.ndarray,
+               exclude_special: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P, R, F1 (``[n_layers, n_pairs]``, or ``[n_pairs]`` for one layer) of all pairs, matched in batches
+    sorted by length on the device."""
+    dev = emb.packed.device
+    n = len(cand_rows)
+    multi = emb.packed.dim() == 3
+    n_layers = emb.packed.shape[1] if multi else 1
+    lengths = emb.lengths.cpu().numpy()
+    lc, lr = lengths[cand_rows], lengths[ref_rows]
+    order = np.argsort(-np.maximum(lc, lr), kind="stable")
+    out = torch.zeros((3, n_layers, n), dtype=torch.float32)
+    cand_t = torch.from_numpy(cand_rows).to(dev)
+    ref_t = torch.from_numpy(ref_rows).to(dev)
+    start = 0
+    while start < n:
+        k = int(max(lc[order[start]], lr[order[start]]))
+        size = max(1, _SIM_BUDGET // max(1, k * k * n_layers))
+        idx = torch.from_numpy(order[start:start + size]).to(dev)
+        start += size
+        sides = []
+        for rows in (cand_t[idx], ref_t[idx]):
+            length, offset = emb.lengths[rows], emb.offsets[rows]
+            width = int(length.max())
+            pos = torch.arange(width, device=dev)
+            valid = pos[None, :] < length[:, None]
+            if exclude_special:
+                valid &= (pos[None, :] >= emb.n_prefix) & (pos[None, :] < (length - emb.n_suffix)[:, None])
+            gather = torch.where(valid, offset[:, None] + pos[None, :], torch.zeros_like(valid, dtype=torch.long))
+            vecs = emb.packed[gather]  # [B, W, d] or [B, W, layers, d]
+            if multi:
+                vecs = vecs.transpose(1, 2)  # [B, layers, W, d]
+            sides.append((vecs, valid, weights[gather] * valid))
+        (cv, cm, cw), (rv, rm, rw) = sides
+        sim = torch.matmul(cv, rv.transpose(-1, -2))
+        p, r = greedy_match(sim, cm, rm, cw, rw)
+        empty = (cm.sum(-1) == 0) | (rm.sum(-1) == 0) if exclude_special else \
+            (emb.lengths[cand_t[idx]] == emb.n_prefix + emb.n_suffix) | \
+            (emb.lengths[ref_t[idx]] == emb.n_prefix + emb.n_suffix)
+        fs = f1(p, r)
+        if multi:
+            empty_b = empty[:, None]
+        else:
+            p, r, fs, empty_b = p[:, None], r[:, None], fs[:, None], empty[:, None]
+        stacked = torch.stack([p, r, fs]).masked_fill(empty_b[None], 0.0)  # [3, B, layers]
+        out[:, :, idx.cpu()] = stacked.transpose(1, 2).float().cpu()
+    res = out.numpy().astype(np.float64)
+    return (res[0], res[1], res[2]) if multi else (res[0, 0], res[1, 0], res[2, 0])
+
+
+def _hashcode(model_type: str, layer: int, idf: Any, rescaled: bool, custom_baseline: bool,
+              exclude_special: bool, long_text: str, dtype: Any, use_fast_tokenizer: bool = False) -> str:
+    import transformers
+
+    msg = f"{model_type}_L{layer}{'_idf' if idf is not False and idf is not None else '_no-idf'}" \
+          f"_version=korbertscore-{VERSION}(hug_trans={transformers.__version__})"
+    if rescaled:
+        msg += "-custom-rescaled" if custom_baseline else "-rescaled"
+    if use_fast_tokenizer:
+        msg += "_fast-tokenizer"
+    if exclude_special:
+        msg += "_no-special"
+    if long_text != "window":
+        msg += f"_long-{long_text}"
+    if dtype not in (None, "float32", torch.float32):
+        msg += f"_{str(dtype).replace('torch.', '')}"
+    return msg
+
+
+def _default_baseline(model_type: str, lang: str) -> str | None:
+    """A baseline file shipped beside this module (``baselines/<lang>/<model>.tsv``), or bert_score's."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "baselines", lang, f"{model_type}.tsv")
+    if os.path.isfile(here):
+        return here
+    try:
+        import bert_score
+    except ImportError:
+        return None
+    theirs = os.path.join(os.path.dirname(bert_score.__file__), "rescale_baseline", lang, f"{model_type}.tsv")
+    return theirs if os.path.isfile(theirs) else None
+
+
+def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]],
+          model_type: str | None = None, num_layers: int | None = None, idf: Any = False,
+          rescale_with_baseline: bool = False, baseline_path: str | os.PathLike | None = None,
+          batch_size: int = 64, device: str | None = None, dtype: Any = None, max_length: int | None = None,
+          exclude_special_tokens: bool = False, long_text: str = "window", lang: str = "ko",
+          use_fast_tokenizer: bool = False) -> dict[str, Any]:
+    """KorBERTScore of each prediction against its reference(s).
+
+    Returns ``precision``, ``recall``, ``f1`` (lists of floats in [-1, 1], about [0, 1] in practice; after
+    rescaling about 0 for unrelated text and 1 for identical text), ``best_reference`` (index of the reference
+    with the highest raw F1 per prediction), ``num_layers`` and ``hashcode``. Matches bert_score 0.3.13 on the
+    same model, layer, idf and baseline (within float32 rounding).
+    """
+    preds, refs, multi = validate_inputs(predictions, references)
+    _check_options(batch_size, long_text)
+    model_type = model_type or DEFAULT_MODEL
+    encoder = load_encoder(model_type, device=device, dtype=dtype)
+    layer = _resolve_layer(encoder, model_type, num_layers)
+    limit = _check_max_length(encoder, max_length)
+    if baseline_path is not None and not rescale_with_baseline:
+        warnings.warn("baseline_path is ignored because rescale_with_baseline=False", UserWarning, stacklevel=2)
+    baseline = None
+    if rescale_with_baseline:
+        path = baseline_path if baseline_path is not None else _default_baseline(model_type, lang)
+        if path is None or not os.path.isfile(path):
+            raise ValueError(f"no baseline file for {model_type!r} (lang={lang!r}): pass baseline_path=... (build "
+                             "one with `kometrics korbertscore baseline`) or rescale_with_baseline=False")
+        baseline = read_baseline(path, layer)
+    hashcode = _hashcode(model_type, layer, idf, rescale_with_baseline, baseline_path is not None,
+                         exclude_special_tokens, long_text, dtype, use_fast_tokenizer)
+    if not preds:
+        return {"precision": [], "recall": [], "f1": [], "best_reference": [], "num_layers": layer,
+                "hashcode": hashcode}
+    _empty_warning(preds, refs, multi)
+    prep = _Prepared(encoder, preds, refs, multi)
+    idf_ids = _idf_ids(encoder, idf, prep)
+    emb = embed(encoder, prep.content, [layer], batch_size=batch_size, long_text=long_text, max_length=limit,
+                names=prep.names)
+    weights = _weights(encoder, emb, idf, idf_ids)
+    p, r, f = _match_all(emb, weights, prep.cand_rows, prep.ref_rows, exclude_special_tokens)
+    (p, r, f), best = _group(np.stack([p, r, f]), prep.groups, len(preds))
+    if baseline is not None:
+        p, r, f = rescale(p, baseline[0]), rescale(r, baseline[1]), rescale(f, baseline[2])
+    return {"precision": p.tolist(), "recall": r.tolist(), "f1": f.tolist(), "best_reference": best.tolist(),
+            "num_layers": layer, "hashcode": hashcode}
+
+
+def _group(values: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    if len(groups) == n:
+        return values, np.zeros(n, dtype=np.int64)
+    return max_over_references(values, groups, n)
+
+
+def score_layers(predictions: Sequence[str], references: Sequence[str], model_type: str | None = None,
+                 layers: Sequence[int] | None = None, idf: Any = False, batch_size: int = 64,
+                 device: str | None = None, dtype: Any = None, exclude_special_tokens: bool = False,
+                 long_text: str = "window") -> dict[int, dict[str, np.ndarray]]:
+    """P, R, F1 of every pair at every layer in ``layers`` (default ``0..depth``) from ONE forward pass.
+
+    One reference per prediction. Returns ``{layer: {"precision": array, "recall": array, "f1": array}}``;
+    each layer's numbers equal ``score(..., num_layers=layer)``.
+    """
+    preds, refs, multi = validate_inputs(predictions, references)
+    if multi:
+        raise ValueError("score_layers takes one reference string per prediction")
+    _check_options(batch_size, long_text)
+    model_type = model_type or DEFAULT_MODEL
+    encoder = load_encoder(model_type, device=device, dtype=dtype)
+    wanted = list(range(encoder.depth + 1)) if layers is None else [int(x) for x in layers]
+    for x in wanted:
+        if not 0 <= x <= encoder.depth:
+            raise ValueError(f"layers must lie in 0..{encoder.depth} for {model_type}, got {x}")
+    if not preds:
+        return {x: {"precision": np.zeros(0), "recall": np.zeros(0), "f1": np.zeros(0)} for x in wanted}
+    _empty_warning(preds, refs, False)
+    prep = _Prepared(encoder, preds, refs)
+    emb = embed(encoder, prep.content, wanted, batch_size=batch_size, long_text=long_text, names=prep.names)
+    weights = _weights(encoder, emb, idf, _idf_ids(encoder, idf, prep))
+    p, r, f = _match_all(emb, weights, prep.cand_rows, prep.ref_rows, exclude_special_tokens)
+    return {x: {"precision": p[k], "recall": r[k], "f1": f[k]} for k, x in enumerate(wanted)}
+
+
+def similarity_matrix(candidate: str, reference: str, model_type: str | None = None,
+                      num_layers: int | None = None, device: str | None = None, dtype: Any = None,
+                      exclude_special_tokens: bool = False, long_text: str = "window") -> dict[str, Any]:
+    """The cosine similarity of every candidate/reference word piece of one pair.
+
+    Returns ``candidate_tokens``, ``reference_tokens`` (special tokens included unless excluded),
+    ``matrix`` (numpy ``[len(candidate_tokens), len(reference_tokens)]``), ``precision_matches`` (for each
+    candidate piece, the reference piece it is matched to), ``recall_matches`` (for each reference piece, the
+    candidate piece), ``num_layers``, and the pair's unweighted ``precision``, ``recall``, ``f1``.
+    """
+    if not isinstance(candidate, str) or not isinstance(reference, str):
+        raise TypeError("candidate and reference must be strings")
+    model_type = model_type or DEFAULT_MODEL
+    encoder = load_encoder(model_type, device=device, dtype=dtype)
+    layer = _resolve_layer(encoder, model_type, num_layers)
+    content = tokenize(encoder, [candidate, reference])
+    emb = embed(encoder, content, [layer], long_text=long_text, names=["candidate", "reference"])
+    mats, toks = [], []
+    for k in range(2):
+        o, n = int(emb.offsets[k]), int(emb.lengths[k])
+        ids = emb.ids[k]
+        vec = emb.packed[o:o + n]
+        if exclude_special_tokens:
+            vec, ids = vec[emb.n_prefix:n - emb.n_suffix], ids[emb.n_prefix:n - emb.n_suffix]
+        mats.append(vec)
+        toks.append(encoder.tokenizer.convert_ids_to_tokens(ids))
+    sim = (mats[0] @ mats[1].T).cpu().numpy().astype(np.float64)
+    out: dict[str, Any] = {"candidate_tokens": toks[0], "reference_tokens": toks[1], "matrix": sim,
+                           "num_layers": layer}
+    if sim.size:
+        w_c = np.array([0.0 if t in encoder.zero_weight_ids and not exclude_special_tokens else 1.0
+                        for t in (emb.ids[0][emb.n_prefix:-emb.n_suffix or None] if exclude_special_tokens
+                                  else emb.ids[0])])
+        w_r = np.array([0.0 if t in encoder.zero_weight_ids and not exclude_special_tokens else 1.0
+                        for t in (emb.ids[1][emb.n_prefix:-emb.n_suffix or None] if exclude_special_tokens
+                                  else emb.ids[1])])
+        out["precision_matches"] = sim.argmax(axis=1).tolist()
+        out["recall_matches"] = sim.argmax(axis=0).tolist()
+        p = float((sim.max(axis=1) * w_c).sum() / w_c.sum()) if w_c.sum() else 0.0
+        r = float((sim.max(axis=0) * w_r).sum() / w_r.sum()) if w_r.sum() else 0.0
+        out.update(precision=p, recall=r, f1=2 * p * r / (p + r) if p + r else 0.0)
+    else:
+        out.update(precision_matches=[], recall_matches=[], precision=0.0, recall=0.0, f1=0.0)
+    return out
