@@ -1,8 +1,8 @@
 """Build a paraphrase corpus folder (``kometrics paraphrase build``): KLUE-STS dev, KorSTS or a user's file.
 
-The folder (``pairs.jsonl``, ``corpus.json``, ``README.md`` card) loads with ``datasets.load_dataset(folder)``.
-Without ``out`` the named corpora go to ``data/<name>/`` beside this file, which the card of this folder
-(``datasets_scripts/paraphrase/README.md``) lists as configs; built data is never committed (.gitignore).
+The folder (``pairs-<hash>.jsonl``, ``corpus.json``, ``README.md`` card) loads with
+``datasets.load_dataset(folder)``. Without ``out`` the named corpora go to ``data/<name>/`` beside this file
+(git-ignored: data built from ../shared/data is never committed).
 """
 
 from __future__ import annotations

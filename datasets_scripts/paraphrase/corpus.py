@@ -1,7 +1,7 @@
 """The graded paraphrase corpus: one record per sentence pair with every rater's score, as a folder that
 ``datasets.load_dataset(folder)`` loads.
 
-A corpus folder holds ``pairs.jsonl`` (the records), ``corpus.json`` (how it was built: scale, human-score
+A corpus folder holds ``pairs-<hash>.jsonl`` (the records), ``corpus.json`` (how it was built: scale, human-score
 method, ddof, agreement, per-rater statistics) and ``README.md`` (a dataset card whose YAML ``configs:`` and
 ``dataset_info.features`` point ``datasets`` at the jsonl with declared types).
 
@@ -24,6 +24,7 @@ source         string              where the pair comes from
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 import os
@@ -257,22 +258,33 @@ def _clean(obj: Any) -> Any:
 
 
 def write_corpus(corpus: Corpus, out_dir: str | os.PathLike) -> Path:
-    """Write ``pairs.jsonl``, ``corpus.json`` and the card ``README.md`` into ``out_dir``; return the folder."""
+    """Write ``pairs-<hash>.jsonl``, ``corpus.json`` and the card ``README.md`` into ``out_dir``; return it.
+
+    The jsonl name carries the first 12 hex digits of the SHA-256 of its content: ``datasets`` 5.x keys its
+    cache of a local folder with YAML ``configs`` on the config text alone, so a rebuilt folder with the
+    same file name would silently load the old cached rows. Older ``pairs*.jsonl`` files in ``out_dir`` are
+    removed.
+    """
     import yaml
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "pairs.jsonl", "w", encoding="utf-8") as f:
-        for rec in corpus.records:
-            f.write(json.dumps(_clean(rec), ensure_ascii=False, default=_json_default, allow_nan=False) + "\n")
+    text = "".join(json.dumps(_clean(rec), ensure_ascii=False, default=_json_default, allow_nan=False) + "\n"
+                   for rec in corpus.records)
+    data_file = f"pairs-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}.jsonl"
+    for old in out.glob("pairs*.jsonl"):
+        if old.name != data_file:
+            old.unlink()
+    (out / data_file).write_text(text, encoding="utf-8")
+    meta = {**corpus.meta, "data_file": data_file}
     (out / "corpus.json").write_text(
-        json.dumps(_clean(corpus.meta), ensure_ascii=False, indent=2, default=_json_default, allow_nan=False) + "\n",
+        json.dumps(_clean(meta), ensure_ascii=False, indent=2, default=_json_default, allow_nan=False) + "\n",
         encoding="utf-8")
     header = {
         "pretty_name": f"kometrics paraphrase pairs: {corpus.name}",
         "language": ["ko"],
         "task_categories": ["sentence-similarity"],
-        "configs": [{"config_name": "default", "data_files": [{"split": "test", "path": "pairs.jsonl"}]}],
+        "configs": [{"config_name": "default", "data_files": [{"split": "test", "path": data_file}]}],
         "dataset_info": {"config_name": "default", "features": FEATURES_YAML},
     }
     m = corpus.meta
@@ -288,14 +300,14 @@ def write_corpus(corpus: Corpus, out_dir: str | os.PathLike) -> Path:
 def load_corpus(path: str | os.PathLike) -> Corpus:
     """Read a folder written by :func:`write_corpus` (the jsonl and ``corpus.json``; no ``datasets`` needed)."""
     folder = Path(path)
-    jsonl = folder / "pairs.jsonl"
-    if not jsonl.is_file():
-        raise FileNotFoundError(f"{folder} is not a paraphrase corpus folder (no pairs.jsonl); build one with "
-                                "`kometrics paraphrase build`")
-    with open(jsonl, encoding="utf-8") as f:
-        records = [json.loads(line) for line in f if line.strip()]
     meta_path = folder / "corpus.json"
     meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+    files = [folder / meta["data_file"]] if "data_file" in meta else sorted(folder.glob("pairs*.jsonl"))
+    if len(files) != 1 or not files[0].is_file():
+        raise FileNotFoundError(f"{folder} is not a paraphrase corpus folder (expected one pairs-*.jsonl named "
+                                "by corpus.json); build one with `kometrics paraphrase build`")
+    with open(files[0], encoding="utf-8") as f:
+        records = [json.loads(line) for line in f if line.strip()]
     return Corpus(name=meta.get("name", folder.name), records=records, meta=meta)
 
 
