@@ -97,8 +97,9 @@ Example 1: identical sentences score 1; several references take the best.
     True
 
 Example 2: the same keywords as evaluate's bertscore; F1 is the harmonic mean of P and R.
-    >>> results = korbertscore.compute(predictions=["회의는 내일 열린다."], references=["회의가 내일 있다."],
-    ...     model_type=tiny_bert, num_layers=4, idf=True, batch_size=8)
+    >>> results = korbertscore.compute(predictions=["회의는 내일 열린다.", "비가 많이 왔다."],
+    ...     references=["회의가 내일 있다.", "어제 비가 내렸다."], model_type=tiny_bert, num_layers=4, idf=True,
+    ...     batch_size=8)
     >>> sorted(results)
     ['best_reference', 'f1', 'hashcode', 'num_layers', 'precision', 'recall']
     >>> p, r, f = results["precision"][0], results["recall"][0], results["f1"][0]

@@ -277,11 +277,22 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
                 names=prep.names)
     weights = _weights(encoder, emb, idf, idf_ids)
     p, r, f = _match_all(emb, weights, prep.cand_rows, prep.ref_rows, exclude_special_tokens)
+    _nan_warning(p, r, prep)
     (p, r, f), best = _group(np.stack([p, r, f]), prep.groups, len(preds))
     if baseline is not None:
         p, r, f = rescale(p, baseline[0]), rescale(r, baseline[1]), rescale(f, baseline[2])
     return {"precision": p.tolist(), "recall": r.tolist(), "f1": f.tolist(), "best_reference": best.tolist(),
             "num_layers": layer, "hashcode": hashcode}
+
+
+def _nan_warning(p: np.ndarray, r: np.ndarray, prep: _Prepared) -> None:
+    bad = np.flatnonzero(np.isnan(p) | np.isnan(r))
+    if len(bad):
+        where = [f"pair {int(k)} (predictions[{int(prep.groups[k])}])" for k in bad[:5]]
+        warnings.warn(f"all piece weights of a text are 0 at {', '.join(where)}{' ...' if len(bad) > 5 else ''}: "
+                      "its precision or recall is NaN and F1 0, as in bert_score. With idf this happens when every "
+                      "piece occurs in every idf sentence (e.g. one reference); pass more idf sentences or idf=False",
+                      UserWarning, stacklevel=3)
 
 
 def _group(values: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
