@@ -1,0 +1,289 @@
+"""Causal perplexity: parity with evaluate's algorithm and a token-by-token loop, invariances, windows,
+normalisations and bad input, on Korean sentences from ../shared/data with the tiny local GPT-2."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+
+import pytest
+import torch
+
+from kometrics.perplexity import (
+    causal_nll,
+    clear_model_cache,
+    load_model,
+    score,
+    sliding_windows,
+    token_surprisals,
+)
+from kometrics.perplexity.benchmark import reference_perplexity
+
+REL = 1e-5
+
+
+def _close(a, b, rel=REL):
+    return all(math.isclose(x, y, rel_tol=rel) for x, y in zip(a, b, strict=True))
+
+
+def _ids(tokenizer, text, bos=True):
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    return ([tokenizer.bos_token_id] if bos else []) + ids
+
+
+def _hand_nll(model, ids, context_start=None):
+    """-sum ln P(ids[t] | ids[c_t:t]) with one forward pass per token (c_t = 0 unless given)."""
+    total = 0.0
+    with torch.no_grad():
+        for t in range(1, len(ids)):
+            c = 0 if context_start is None else context_start[t]
+            logits = model(torch.tensor([ids[c:t]])).logits[0, -1]
+            total -= torch.log_softmax(logits.double(), -1)[ids[t]].item()
+    return total
+
+
+def test_parity_with_evaluates_algorithm(tiny_gpt2_pad, sentences):
+    """evaluate's metric (transcribed in benchmark.reference_perplexity) on a pad-token tokenizer padding right."""
+    model, tokenizer = load_model(tiny_gpt2_pad)
+    assert tokenizer.pad_token is not None and tokenizer.padding_side == "right"
+    theirs = reference_perplexity(sentences, model, tokenizer, batch_size=4)
+    ours = score(sentences, tiny_gpt2_pad, batch_size=4)
+    assert _close(ours["perplexities"], theirs)
+    assert ours["mean_perplexity"] == pytest.approx(sum(theirs) / len(theirs), rel=REL)
+
+
+def test_parity_with_token_by_token_loop(tiny_gpt2, sentences):
+    model, tokenizer = load_model(tiny_gpt2)
+    texts = sentences[:5]
+    ours = score(texts, tiny_gpt2, batch_size=3)
+    hand = [_hand_nll(model, _ids(tokenizer, t)) for t in texts]
+    assert _close(ours["nll_sums"], hand)
+    assert ours["token_counts"] == [len(_ids(tokenizer, t)) - 1 for t in texts]
+    no_start = score(texts, tiny_gpt2, add_start_token=False)
+    assert no_start["token_counts"] == [len(_ids(tokenizer, t, bos=False)) - 1 for t in texts]
+    assert _close(no_start["nll_sums"], [_hand_nll(model, _ids(tokenizer, t, bos=False)) for t in texts])
+
+
+def test_no_pad_token_needed(tiny_gpt2, sentences):
+    _, tokenizer = load_model(tiny_gpt2)
+    assert tokenizer.pad_token is None
+    r = score(sentences, tiny_gpt2, batch_size=5)
+    assert all(math.isfinite(p) and p > 1 for p in r["perplexities"])
+    assert tokenizer.pad_token is None  # the shared tokenizer was not modified
+
+
+def test_pad_token_or_not_gives_same_scores(tiny_gpt2, tiny_gpt2_pad, sentences):
+    assert _close(score(sentences, tiny_gpt2, batch_size=6)["nll_sums"],
+                  score(sentences, tiny_gpt2_pad, batch_size=6)["nll_sums"])
+
+
+def test_batch_size_and_padding_side_invariance(tiny_gpt2, sentences, paragraphs):
+    texts = [sentences[0], paragraphs[1], "짧다.", *sentences[1:6], paragraphs[0]]
+    base = score(texts, tiny_gpt2, batch_size=1)
+    for bs in (2, 3, 16):
+        for side in ("left", "right"):
+            r = score(texts, tiny_gpt2, batch_size=bs, padding_side=side)
+            assert _close(r["nll_sums"], base["nll_sums"]), (bs, side)
+            assert r["token_counts"] == base["token_counts"]
+
+
+def test_order_invariance(tiny_gpt2, sentences):
+    fwd = score(sentences, tiny_gpt2, batch_size=4)
+    rev = score(sentences[::-1], tiny_gpt2, batch_size=4)
+    assert _close(fwd["perplexities"], rev["perplexities"][::-1])
+
+
+def test_tokenized_per_batch_longest_first(tiny_gpt2, sentences):
+    model, tokenizer = load_model(tiny_gpt2)
+    calls = []
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(tokenizer, name)
+
+        def __call__(self, texts, **kw):
+            calls.append(list(texts))
+            return tokenizer(texts, **kw)
+
+    causal_nll(sentences, model, Spy(), batch_size=4)
+    assert [len(c) for c in calls] == [4, 4, 4]
+    flat = [len(t) for c in calls for t in c]
+    assert flat == sorted(flat, reverse=True)
+
+
+# --- sliding windows --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("length,window,stride", [(5, 8, 4), (8, 8, 4), (9, 8, 4), (300, 128, 64), (300, 128, 1),
+                                                  (300, 128, 127), (129, 128, 100)])
+def test_sliding_windows_score_each_position_once(length, window, stride):
+    wins = sliding_windows(length, window, stride)
+    targets = [t for b, e, f in wins for t in range(f, e)]
+    assert targets == list(range(1, length))
+    for b, e, f in wins:
+        assert 0 <= b < f <= e <= length and e - b <= window
+        assert f - b >= (1 if b == 0 else window - stride)  # every target sees >= window - stride tokens
+    if length <= window:
+        assert wins == [(0, length, 1)]
+
+
+@pytest.mark.parametrize("stride", [0, 128, 200])
+def test_bad_stride(stride):
+    with pytest.raises(ValueError, match="stride"):
+        sliding_windows(300, 128, stride)
+
+
+def test_long_texts_windowed_like_a_hand_loop(tiny_gpt2, paragraphs):
+    model, tokenizer = load_model(tiny_gpt2)
+    text = paragraphs[0]
+    ids = _ids(tokenizer, text)
+    assert len(ids) > 128 + 10  # longer than the tiny GPT-2's 128 positions
+    stride = 48
+    start = {}
+    for b, e, f in sliding_windows(len(ids), 128, stride):
+        start.update({t: b for t in range(f, e)})
+    r = score([text], tiny_gpt2, stride=stride)
+    assert r["token_counts"] == [len(ids) - 1]  # every token once, none truncated
+    assert r["nll_sums"][0] == pytest.approx(_hand_nll(model, ids, start), rel=REL)
+    assert "window:128" in r["signature"] and f"stride:{stride}" in r["signature"]
+
+
+def test_window_equals_full_context_when_text_fits(tiny_gpt2, sentences, paragraphs):
+    model, tokenizer = load_model(tiny_gpt2)
+    text = max(sentences, key=len)
+    n = len(_ids(tokenizer, text))
+    assert n < 128
+    full = score([text], tiny_gpt2)["nll_sums"][0]
+    assert score([text], tiny_gpt2, max_length=n, stride=1)["nll_sums"][0] == pytest.approx(full, rel=REL)
+    # A shorter window than the text changes the number (less context), proving the window is used.
+    short = score([text], tiny_gpt2, max_length=8, stride=4)["nll_sums"][0]
+    assert short != pytest.approx(full, rel=1e-4)
+    with pytest.raises(ValueError, match="exceeds the model's context"):
+        score([text], tiny_gpt2, max_length=129)
+
+
+# --- normalisations ------------------------------------------------------------------------------------------
+
+def test_normalised_figures_from_the_same_nll(tiny_gpt2, sentences):
+    r = score(sentences, tiny_gpt2, batch_size=4)
+    total_bits = sum(r["nll_sums"]) / math.log(2)
+    chars = [len(unicodedata.normalize("NFC", t)) for t in sentences]
+    assert r["char_counts"] == chars
+    assert r["byte_counts"] == [len(unicodedata.normalize("NFC", t).encode("utf-8")) for t in sentences]
+    assert r["word_counts"] == [len(t.split()) for t in sentences]
+    assert r["bits_per_character"] == pytest.approx(total_bits / sum(chars), rel=1e-12)
+    assert r["bits_per_byte"] == pytest.approx(total_bits / sum(r["byte_counts"]), rel=1e-12)
+    assert r["bits_per_token"] == pytest.approx(total_bits / sum(r["token_counts"]), rel=1e-12)
+    assert r["corpus_perplexity"] == pytest.approx(2 ** r["bits_per_token"], rel=1e-12)
+    assert r["word_perplexity"] == pytest.approx(math.exp(sum(r["nll_sums"]) / sum(r["word_counts"])), rel=1e-12)
+    assert r["perplexities"] == pytest.approx([math.exp(n / c) for n, c in zip(r["nll_sums"], r["token_counts"])])
+    assert r["mean_perplexity"] == pytest.approx(sum(r["perplexities"]) / len(sentences))
+
+
+def test_characters_counted_after_nfc(tiny_gpt2):
+    nfc = "한국어 문장"
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert len(nfd) > len(nfc)
+    r = score([nfc, nfd], tiny_gpt2)
+    assert r["char_counts"] == [6, 6] and r["byte_counts"] == [16, 16]
+
+
+def test_token_surprisals_sum_to_the_nll(tiny_gpt2, sentences, paragraphs):
+    for text in (sentences[2], paragraphs[0]):
+        pairs = token_surprisals(text, tiny_gpt2)
+        r = score([text], tiny_gpt2)
+        assert len(pairs) == r["token_counts"][0]
+        assert sum(b for _, b in pairs) == pytest.approx(r["nll_sums"][0] / math.log(2), rel=REL)
+        assert "".join(p for p, _ in pairs) == text  # byte-level pieces give the text back
+        assert all(b > 0 for _, b in pairs)
+
+
+# --- bad input, model cache, evaluate face -------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad,error,match", [
+    (["좋다", None], TypeError, r"predictions\[1\] is NoneType"),
+    (["좋다", 3], TypeError, r"predictions\[1\] is int"),
+    (["좋다", "", "나쁘다"], ValueError, r"predictions\[1\] is empty"),
+    ("한 문장", TypeError, "list of strings"),
+    ([], ValueError, "predictions is empty"),
+])
+def test_bad_predictions(tiny_gpt2, bad, error, match):
+    with pytest.raises(error, match=match):
+        score(bad, tiny_gpt2)
+
+
+def test_bad_options(tiny_gpt2):
+    with pytest.raises(ValueError, match="mode must be"):
+        score(["좋다"], tiny_gpt2, mode="masked")
+    with pytest.raises(ValueError, match="batch_size"):
+        score(["좋다"], tiny_gpt2, batch_size=0)
+    with pytest.raises(ValueError, match="stride"):
+        score(["좋다"], tiny_gpt2, stride=128)
+    with pytest.raises(ValueError, match="dtype"):
+        score(["좋다"], tiny_gpt2, dtype="int8")
+
+
+def test_text_with_nothing_to_score(tiny_gpt2):
+    model, tokenizer = load_model(tiny_gpt2)
+    one = next(t for t in ("가", "a", ".") if len(_ids(tokenizer, t, bos=False)) == 1)
+    with pytest.raises(ValueError, match=r"predictions\[1\] tokenizes to 1 token"):
+        score(["좋은 날이다.", one], tiny_gpt2, add_start_token=False)
+    with pytest.warns(UserWarning, match=r"indices \[1, 2\]"):
+        r = score(["좋은 날이다.", one, ""], tiny_gpt2, add_start_token=False, empty="nan")
+    assert math.isnan(r["perplexities"][1]) and math.isnan(r["perplexities"][2])
+    assert r["token_counts"][1:] == [0, 0]
+    alone = score(["좋은 날이다."], tiny_gpt2, add_start_token=False)
+    assert r["corpus_perplexity"] == pytest.approx(alone["corpus_perplexity"])
+    assert r["bits_per_character"] == pytest.approx(alone["bits_per_character"])  # NaN texts left out
+
+
+def test_model_without_start_token_warns(tiny_gpt2, sentences, tmp_path):
+    import shutil
+
+    from transformers import AutoConfig, AutoTokenizer
+
+    for name in ("model.safetensors",):
+        shutil.copy(f"{tiny_gpt2}/{name}", tmp_path / name)
+    cfg = AutoConfig.from_pretrained(tiny_gpt2)
+    cfg.bos_token_id = cfg.eos_token_id = None
+    cfg.save_pretrained(tmp_path)
+    tok = AutoTokenizer.from_pretrained(tiny_gpt2)
+    tok.bos_token = tok.eos_token = tok.unk_token = None
+    tok.save_pretrained(tmp_path)
+    with pytest.warns(UserWarning, match="no BOS or EOS"):
+        r = score(sentences[:2], str(tmp_path))
+    assert r["nll_sums"] == pytest.approx(score(sentences[:2], tiny_gpt2, add_start_token=False)["nll_sums"],
+                                          rel=REL)
+    assert "start:none" in r["signature"]
+
+
+def test_model_loaded_once(tiny_gpt2, monkeypatch):
+    import transformers
+
+    clear_model_cache()
+    loads = []
+    original = transformers.AutoModelForCausalLM.from_pretrained
+
+    def counting(*args, **kwargs):
+        loads.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", counting)
+    score(["첫 번째 문장."], tiny_gpt2)
+    score(["두 번째 문장."], tiny_gpt2, batch_size=2)
+    token_surprisals("세 번째 문장.", tiny_gpt2)
+    assert len(loads) == 1
+    score(["네 번째 문장."], tiny_gpt2, dtype="float64")  # another dtype is another model
+    assert len(loads) == 2
+
+
+def test_evaluate_module_equals_library(tiny_gpt2, sentences):
+    import evaluate
+
+    from tests.conftest import METRICS_DIR
+
+    metric = evaluate.load(str(METRICS_DIR / "perplexity"))
+    r = metric.compute(predictions=sentences[:4], model_id=tiny_gpt2, batch_size=2)
+    lib = score(sentences[:4], tiny_gpt2, batch_size=2)
+    assert r == lib
+    with pytest.raises(ValueError, match=r"predictions\[0\] is empty"):
+        metric.compute(predictions=[""], model_id=tiny_gpt2)
