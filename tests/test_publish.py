@@ -1,0 +1,345 @@
+"""``kometrics publish``: the Space folders it builds, and the Hub calls it makes.
+
+The central check: every dry-run Space folder loads with ``evaluate.load("ORG/<name>")`` in a fresh Python
+process that is offline and cannot import anything of this project (no kometrics, no checkout on the path),
+and its docstring examples pass there, exactly as they would for a user of the published Space.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import METRICS_DIR, REPO
+
+ORG = "kometrics-test"
+
+
+def _present(name: str) -> bool:
+    return (METRICS_DIR / name / f"{name}.py").is_file()
+
+
+def _all_metrics() -> list[str]:
+    from kometrics import METRICS
+
+    return list(METRICS)
+
+
+def _complete(name: str) -> bool:
+    return all((METRICS_DIR / name / f).is_file() for f in (f"{name}.py", "README.md", "app.py"))
+
+
+@pytest.fixture(scope="module")
+def dry_run(tmp_path_factory) -> Path:
+    """``kometrics publish --org ORG --dry-run --out <tmp>/<ORG>`` over every complete metric folder.
+
+    The output folder is named after the org so that, from its parent as cwd, ``evaluate.load("ORG/<name>")``
+    resolves to the built folder (evaluate tries a local folder before the Hub).
+    """
+    from kometrics.cli import main
+
+    out = tmp_path_factory.mktemp("publish") / ORG
+    args = ["publish", "--org", ORG, "--dry-run", "--out", str(out), "--playground"]
+    for name in _all_metrics():
+        if _complete(name):
+            args += ["--only", name]
+    if "--only" not in args:
+        pytest.skip("no metric folder is complete (module, README.md, app.py) yet")
+    assert main(args) == 0
+    return out
+
+
+# --- the folders ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", _all_metrics())
+def test_metric_folder_is_publishable(name):
+    if not _present(name):
+        pytest.skip(f"metrics/{name} has not landed")
+    missing = [f for f in ("README.md", "app.py", "requirements.txt") if not (METRICS_DIR / name / f).is_file()]
+    assert not missing, f"metrics/{name} lacks {missing} for its Space"
+
+
+@pytest.mark.parametrize("name", _all_metrics())
+def test_dry_run_folder(name, dry_run):
+    from kometrics import __version__
+
+    if not _complete(name):
+        pytest.skip(f"metrics/{name} is not complete yet")
+    folder = dry_run / name
+    src = METRICS_DIR / name
+    files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    expected = {p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()
+                and "__pycache__" not in p.parts and "tests" not in p.parts and p.suffix != ".pyc"}
+    expected.add("requirements.txt")
+    assert files == expected
+    meta = yaml.safe_load((folder / "README.md").read_text(encoding="utf-8").split("---\n", 2)[1])
+    assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py" and meta.get("sdk_version")
+    assert {"evaluate", "metric"} <= set(meta["tags"])
+    reqs = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert f"kometrics=={__version__}" in reqs
+    assert {"evaluate", "gradio"} <= {r.split(">")[0].split("=")[0].split("<")[0].strip() for r in reqs}
+    for py in folder.rglob("*.py"):
+        text = py.read_text(encoding="utf-8")
+        assert f'"metrics/{name}"' not in text and f"'metrics/{name}'" not in text, py
+        # Only the load calls changed: the rest of each file is the metric folder's.
+        original = (src / py.relative_to(folder)).read_text(encoding="utf-8")
+        assert text == original.replace(f'"metrics/{name}"', f'"{ORG}/{name}"').replace(
+            f"'metrics/{name}'", f"'{ORG}/{name}'")
+
+
+def test_playground_folder(dry_run):
+    from kometrics import __version__
+
+    folder = dry_run / "kometrics-playground"
+    assert (folder / "app.py").read_bytes() == (REPO / "spaces" / "playground" / "app.py").read_bytes()
+    reqs = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert f"kometrics[demo]=={__version__}" in reqs
+    assert sum(r.startswith("kometrics") for r in reqs) == 1
+    meta = yaml.safe_load((folder / "README.md").read_text(encoding="utf-8").split("---\n", 2)[1])
+    assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py"
+
+
+# --- each Space alone, in a fresh offline process -------------------------------------------------------
+
+_ISOLATED = textwrap.dedent('''
+    import doctest, json, sys
+    from pathlib import Path
+
+    cfg = json.loads(sys.argv[1])
+    # Nothing of the project may be importable: drop the editable-install finders of kometrics and refuse
+    # the name itself (in case a non-editable copy is installed in site-packages).
+    sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in getattr(f, "__module__", "")
+                        and "__editable__" not in repr(f)]
+    sys.path_hooks[:] = [h for h in sys.path_hooks if "__editable__" not in getattr(h, "__module__", "")]
+    sys.path_importer_cache.clear()
+
+    class _Refuse:
+        def find_spec(self, name, path=None, target=None):
+            if name == "kometrics" or name.startswith("kometrics."):
+                raise ModuleNotFoundError(f"No module named {name!r} (isolated Space check)", name=name)
+            return None
+
+    sys.meta_path.insert(0, _Refuse())
+    repo = Path(cfg["repo"]).resolve()
+    venv = Path(sys.prefix).resolve()  # the virtual environment may live inside the checkout
+
+
+    def in_project(path):
+        path = Path(path).resolve()
+        return path.is_relative_to(repo) and not path.is_relative_to(venv)
+
+
+    out = {"path_has_repo": [p for p in sys.path if p and in_project(p)]}
+    try:
+        import kometrics  # noqa: F401
+        out["kometrics_importable"] = True
+    except ImportError:
+        out["kometrics_importable"] = False
+
+    import evaluate
+
+    metric = evaluate.load(cfg["load"])
+    module = sys.modules[type(metric).__module__]
+    out["name"] = metric.name
+    out["module_file"] = module.__file__
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    tests = [t for t in finder.find(module, globs={**vars(module), **cfg["globs"]}) if t.examples]
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report = []
+    for t in tests:
+        runner.run(t, out=report.append)
+    out["examples"] = sum(len(t.examples) for t in tests)
+    out["failures"] = runner.failures
+    out["report"] = "".join(report)[-6000:]
+    out["repo_modules"] = sorted(
+        n for n, m in list(sys.modules.items())
+        if getattr(m, "__file__", None) and in_project(m.__file__))
+    print("RESULT " + json.dumps(out))
+''')
+
+
+@pytest.mark.parametrize("name", _all_metrics())
+def test_space_loads_alone_offline_and_doctests_pass(name, dry_run, doctest_globals, tmp_path):
+    if not _complete(name):
+        pytest.skip(f"metrics/{name} is not complete yet")
+    script = tmp_path / "isolated_space.py"
+    script.write_text(_ISOLATED, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "HF_", "KOMETRICS"))}
+    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_EVALUATE_OFFLINE="1",
+               HF_HOME=str(tmp_path / "hf-home"), TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1")
+    cfg = {"load": f"{ORG}/{name}", "repo": str(REPO), "globs": doctest_globals}
+    # -I: isolated mode (no cwd or script folder on sys.path, PYTHON* variables and user site ignored).
+    proc = subprocess.run([sys.executable, "-I", str(script), json.dumps(cfg)], cwd=dry_run.parent, env=env,
+                          capture_output=True, text=True, timeout=600)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stderr[-4000:]
+    out = json.loads(lines[-1][len("RESULT "):])
+    assert out["kometrics_importable"] is False
+    assert out["path_has_repo"] == []
+    assert Path(out["module_file"]).is_relative_to(tmp_path / "hf-home"), out["module_file"]
+    assert Path(out["module_file"]).name == f"{name}.py"
+    assert out["repo_modules"] == [], out["repo_modules"]
+    assert out["examples"] >= 2
+    assert out["failures"] == 0, out["report"]
+
+
+# --- the Hub calls --------------------------------------------------------------------------------------
+
+def test_publish_calls_the_hub(monkeypatch, tmp_path, capsys):
+    """Without --dry-run: create_repo(space, gradio, exist_ok) then upload_folder of the built folder."""
+    import huggingface_hub
+
+    from kometrics.cli import main
+    from kometrics.publish import available_metrics
+
+    calls: list[tuple[str, tuple, dict]] = []
+
+    def create_repo(self, *args, **kwargs):
+        calls.append(("create_repo", args, kwargs))
+        return huggingface_hub.RepoUrl(f"https://huggingface.co/spaces/{(args or [kwargs['repo_id']])[0]}")
+
+    def upload_folder(self, **kwargs):
+        files = sorted(p.relative_to(kwargs["folder_path"]).as_posix()
+                       for p in Path(kwargs["folder_path"]).rglob("*") if p.is_file())
+        calls.append(("upload_folder", (), {**kwargs, "_files": files}))
+        return f"https://huggingface.co/spaces/{kwargs['repo_id']}/commit/0"
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", create_repo)
+    monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", upload_folder)
+    names = [n for n in available_metrics() if _complete(n)]
+    if not names:
+        pytest.skip("no complete metric folder yet")
+    argv = ["publish", "--org", "my-org", "--out", str(tmp_path / "spaces")]
+    for n in names:
+        argv += ["--only", n]
+    assert main(argv) == 0
+    assert [c[0] for c in calls] == ["create_repo", "upload_folder"] * len(names)
+    for i, name in enumerate(names):
+        (_, args, kwargs), (_, _, up) = calls[2 * i], calls[2 * i + 1]
+        assert (args[0] if args else kwargs["repo_id"]) == f"my-org/{name}"
+        assert kwargs["repo_type"] == "space" and kwargs["space_sdk"] == "gradio" and kwargs["exist_ok"] is True
+        assert up["repo_id"] == f"my-org/{name}" and up["repo_type"] == "space"
+        assert Path(up["folder_path"]) == tmp_path / "spaces" / name
+        assert {"README.md", "app.py", "requirements.txt", f"{name}.py"} <= set(up["_files"])
+        assert not any("__pycache__" in f or f.startswith("tests/") for f in up["_files"])
+    printed = capsys.readouterr().out
+    assert all(f"https://huggingface.co/spaces/my-org/{n}" in printed for n in names)
+    assert all(f'evaluate.load("my-org/{n}")' in printed for n in names)
+
+
+def test_dry_run_makes_no_hub_call(monkeypatch, tmp_path):
+    import huggingface_hub
+
+    from kometrics import publish as pub
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a dry run must not call the Hub")
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", refuse)
+    monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", refuse)
+    _fake_metric(tmp_path / "pkg" / "toy")
+    monkeypatch.setattr(pub, "_package_dir", lambda: tmp_path / "pkg")
+    monkeypatch.setattr(pub, "METRICS", ("toy", "absent"))
+    with pytest.warns(UserWarning, match="not installed, so not published: absent"):
+        builds = pub.publish("org", tmp_path / "out", dry_run=True)
+    assert [(b.name, b.uploaded) for b in builds] == [("toy", False)]
+    assert (tmp_path / "out" / "toy" / "toy.py").is_file()
+    with pytest.raises(ValueError, match="unknown metric"):
+        pub.publish("org", tmp_path / "out2", names=["nope"], dry_run=True)
+
+
+# --- the pieces -----------------------------------------------------------------------------------------
+
+def _fake_metric(folder: Path, card: str | None = None, reqs: str | None = "evaluate\ntorch>=2\nkometrics>=0.0.1\n") -> Path:
+    (folder / "tests").mkdir(parents=True)
+    (folder / "__pycache__").mkdir()
+    (folder / "toy.py").write_text('"""Example: evaluate.load("metrics/toy") or evaluate.load(\'./metrics/toy\')."""\n'
+                                   'OTHER = "metrics/toy_other"\n', encoding="utf-8")
+    (folder / "app.py").write_text("demo = None\n", encoding="utf-8")
+    (folder / "tests" / "test_toy.py").write_text("", encoding="utf-8")
+    (folder / "__pycache__" / "toy.cpython-311.pyc").write_bytes(b"\0")
+    (folder / "README.md").write_text(card if card is not None else
+                                      "---\ntitle: Toy\ntags:\n- korean\n---\n# Toy\n"
+                                      '```python\ntoy = evaluate.load("metrics/toy")\n```\n', encoding="utf-8")
+    if reqs is not None:
+        (folder / "requirements.txt").write_text(reqs, encoding="utf-8")
+    return folder
+
+
+def test_build_space_pieces(tmp_path):
+    import gradio
+
+    from kometrics import __version__
+    from kometrics.publish import build_space
+
+    src = _fake_metric(tmp_path / "src" / "toy")
+    build = build_space("toy", tmp_path / "out", "org", source=src)
+    assert build.repo_id == "org/toy" and build.url == "https://huggingface.co/spaces/org/toy"
+    files = sorted(p.relative_to(build.folder).as_posix() for p in build.folder.rglob("*") if p.is_file())
+    assert files == ["README.md", "app.py", "requirements.txt", "toy.py"]
+    code = (build.folder / "toy.py").read_text(encoding="utf-8")
+    assert 'evaluate.load("org/toy")' in code and "evaluate.load('org/toy')" in code
+    assert '"metrics/toy_other"' in code  # another name is left alone
+    card = (build.folder / "README.md").read_text(encoding="utf-8")
+    meta = yaml.safe_load(card.split("---\n", 2)[1])
+    assert meta == {"title": "Toy", "tags": ["korean", "evaluate", "metric"], "sdk": "gradio", "app_file": "app.py",
+                    "sdk_version": gradio.__version__}
+    assert 'evaluate.load("org/toy")' in card
+    reqs = (build.folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert [r for r in reqs if not r.startswith("#")] == [f"kometrics=={__version__}", "evaluate", "torch>=2", "gradio"]
+
+
+def test_complete_front_matter_is_kept_verbatim(tmp_path):
+    from kometrics.publish import space_card
+
+    card = ("---\ntitle: Toy\nemoji: 🇰🇷\nsdk: gradio\nsdk_version: 6.31.0\napp_file: app.py\ntags:\n- evaluate\n"
+            "- metric\ndescription: >-\n  one paragraph\n---\n# Toy\n")
+    assert space_card(card, "toy", "org") == card
+
+
+@pytest.mark.parametrize("card, match", [
+    ("# no front matter\n", "front matter"),
+    ("---\ntitle: x\n# never closed\n", "not closed"),
+    ("---\ntitle: x\nsdk: streamlit\n---\nbody\n", "sdk: gradio"),
+    ("---\n- a list\n---\nbody\n", "mapping"),
+])
+def test_bad_cards_are_refused(card, match):
+    from kometrics.publish import space_card
+
+    with pytest.raises(ValueError, match=match):
+        space_card(card, "toy", "org")
+
+
+def test_requirement_option(tmp_path):
+    from kometrics.publish import space_requirements
+
+    text = space_requirements("evaluate\ngradio>=6\nscipy\n", "kometrics @ git+https://example.org/k.git@v1")
+    assert text.splitlines()[1:] == ["kometrics @ git+https://example.org/k.git@v1", "evaluate", "gradio>=6", "scipy"]
+    assert "kometrics" not in space_requirements("kometrics\nevaluate\n", "").split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--org", "bad org"], "not a valid Hugging Face name"),
+    (["--org=-dash"], "not a valid Hugging Face name"),
+])
+def test_cli_errors(argv, message, tmp_path, capsys):
+    from kometrics.cli import main
+
+    assert main(["publish", *argv, "--dry-run", "--out", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_missing_card_is_named(tmp_path):
+    from kometrics.publish import build_space
+
+    src = _fake_metric(tmp_path / "src" / "toy")
+    (src / "README.md").unlink()
+    with pytest.raises(ValueError, match="README.md missing"):
+        build_space("toy", tmp_path / "out", "org", source=src)
