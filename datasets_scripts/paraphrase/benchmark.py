@@ -274,6 +274,7 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
 
     import nltk
     import sacrebleu
+
     from kometrics import __version__
 
     layers_txt = (f"{layer_list[0]}-{layer_list[-1]}" if layer_list == list(range(layer_list[0], layer_list[-1] + 1))

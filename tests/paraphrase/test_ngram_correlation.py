@@ -1,0 +1,88 @@
+"""n-gram columns equal sacrebleu / nltk called directly; bootstrap intervals equal scipy on the resamples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sacrebleu
+from nltk.translate.gleu_score import sentence_gleu
+from scipy import stats
+
+from kometrics.datasets_scripts.paraphrase.correlation import (
+    bootstrap_indices,
+    correlate,
+    pearson_rows,
+    spearman_rows,
+)
+from kometrics.datasets_scripts.paraphrase.ngram import get_tokenizer, sentence_scores
+
+
+@pytest.fixture(scope="module")
+def real_pairs(klue_corpus):
+    recs = klue_corpus.records[:25]
+    return [r["candidate"] for r in recs], [r["reference"] for r in recs]
+
+
+@pytest.mark.parametrize("tokenize", ["ko-mecab", "char", "13a"])
+def test_sacrebleu_columns_equal_sacrebleu(real_pairs, tokenize):
+    cands, refs = real_pairs
+    got = sentence_scores(cands, refs, tokenize=tokenize)
+    tok = get_tokenizer(tokenize)
+    for i, (c, r) in enumerate(zip(cands, refs)):
+        assert got["BLEU"][i] == pytest.approx(sacrebleu.sentence_bleu(c, [r], tokenize=tokenize).score / 100)
+        assert got["chrF"][i] == pytest.approx(sacrebleu.sentence_chrf(c, [r]).score / 100)
+        assert got["TER"][i] == pytest.approx(sacrebleu.sentence_ter(tok(c), [tok(r)]).score / 100)
+        assert got["GLEU"][i] == pytest.approx(sentence_gleu([tok(r).split()], tok(c).split()))
+
+
+def test_tokenizations_differ_and_bad_name(real_pairs):
+    cands, refs = real_pairs
+    mecab = sentence_scores(cands, refs, tokenize="ko-mecab")
+    char = sentence_scores(cands, refs, tokenize="char")
+    assert not np.allclose(mecab["BLEU"], char["BLEU"])
+    np.testing.assert_allclose(mecab["chrF"], char["chrF"])  # chrF is character-based whatever the tokenizer
+    assert get_tokenizer("ko-mecab")("한국어를 배운다") == "한국어 를 배운다"
+    with pytest.raises(ValueError, match="tokenize must be one of"):
+        sentence_scores(cands, refs, tokenize="spm")
+    with pytest.raises(ValueError, match="candidates has 2 items but references has 1"):
+        sentence_scores(["a", "b"], ["a"])
+
+
+def test_identical_pair_scores():
+    s = sentence_scores(["오늘은 날씨가 좋다."], ["오늘은 날씨가 좋다."], tokenize="ko-mecab")
+    assert s["BLEU"][0] == pytest.approx(1.0) and s["GLEU"][0] == pytest.approx(1.0)
+    assert s["TER"][0] == 0.0 and s["chrF"][0] == pytest.approx(1.0)
+
+
+def test_bootstrap_matches_scipy_on_same_resamples():
+    rng = np.random.default_rng(3)
+    human = rng.normal(size=60)
+    metric = human + rng.normal(size=60)
+    metric[:5] = metric[5]  # ties for Spearman
+    idx = bootstrap_indices(60, 300, seed=7)
+    out = correlate(metric, human, indices=idx)
+    assert out["pearson"] == pytest.approx(stats.pearsonr(metric, human)[0])
+    assert out["spearman"] == pytest.approx(stats.spearmanr(metric, human)[0])
+    pears = [stats.pearsonr(metric[i], human[i])[0] for i in idx]
+    spear = [stats.spearmanr(metric[i], human[i])[0] for i in idx]
+    assert out["pearson_ci"] == pytest.approx(list(np.quantile(pears, [0.025, 0.975])))
+    assert out["spearman_ci"] == pytest.approx(list(np.quantile(spear, [0.025, 0.975])))
+    assert out["pearson_ci"][0] < out["pearson"] < out["pearson_ci"][1]
+    # deterministic given the seed; another seed gives other resamples
+    assert correlate(metric, human, n_boot=300, seed=7) == out
+    assert correlate(metric, human, n_boot=300, seed=8)["pearson_ci"] != out["pearson_ci"]
+
+
+def test_row_helpers_and_constant_column():
+    x = np.array([[1.0, 2, 3, 5], [2, 2, 2, 2]])
+    y = np.array([[1.0, 3, 2, 4], [1, 2, 3, 4]])
+    assert pearson_rows(x, y)[0] == pytest.approx(stats.pearsonr(x[0], y[0])[0])
+    assert spearman_rows(x, y)[0] == pytest.approx(stats.spearmanr(x[0], y[0])[0])
+    assert np.isnan(pearson_rows(x, y)[1])
+    with pytest.warns(UserWarning, match="constant"):
+        out = correlate(np.ones(10), np.arange(10.0), n_boot=20)
+    assert np.isnan(out["pearson"]) and np.isnan(out["pearson_ci"][0])
+    with pytest.raises(ValueError, match="finite"):
+        correlate(np.array([1.0, np.nan, 2]), np.arange(3.0))
+    with pytest.raises(ValueError, match="at least 2 pairs"):
+        bootstrap_indices(1)
