@@ -1,0 +1,395 @@
+"""MERE (Minimal Expression REplacement) for Korean NLI: variants of a seed problem in which one open-class
+word shared by premise and hypothesis is replaced, in both, by a masked-LM suggestion; the label is kept.
+
+Korean specifics
+----------------
+- Targets are morphemes found with ``kiwipiepy``: nouns (NNG, NNP -> ``NOUN``), verbs (VV -> ``VERB``),
+  adjectives (VA -> ``ADJ``) and adverbs (MAG -> ``ADV``), shared by p and h (same form and word class).
+- The replaceable unit is the **stem inside an eojeol**; particles and endings stay. The eojeol is rebuilt
+  from its morphemes with ``Kiwi.join`` so particles and endings follow the new stem
+  (학교가 -> 도서관이, 학교를 -> 집을, 먹었다 -> 잡았다).
+- A stem must begin its eojeol (after opening punctuation) and be written as itself: stems fused with an
+  ending in one syllable (가+었 -> 갔, 예쁘+ᆫ -> 예쁜) are skipped (``stem_fused_with_ending``); nouns
+  followed by a derivational suffix (공부+하다) are skipped (``derivation``), as the paper skips
+  morphological derivations. An eojeol that ``Kiwi.join`` does not rebuild exactly is skipped
+  (``eojeol_not_reproducible``), so nothing but the stem and its allomorphs ever changes.
+
+The masked LM
+-------------
+A fill-mask scorer is any callable ``scorer(text, start, end, want=(), top_k=30)`` returning
+:class:`MaskScores` (the probability of the original at the mask and of the candidates) or a string, the
+reason why the span cannot be masked. :class:`MLMFillMask` is the transformers implementation: it replaces
+the **one WordPiece token that is exactly the stem** by a single ``[MASK]``; P(o) is that token's
+probability at the mask. Originals that are several pieces, or whose token runs past the stem, are not
+scored (``original_multi_piece``, ``span_not_aligned``): this follows the paper, which did not replace words
+split into subwords, and avoids aggregating piece probabilities. Candidates are single tokens too.
+
+Constraints (each rejection is counted under its reason, the first failing one per candidate):
+``special_token``, ``subword_piece``, ``punctuation_or_symbol``, ``same_as_original``,
+``below_probability_floor`` (P(r) < floor in p or h), ``not_more_probable_than_original`` (constraint 1:
+P(r) > P(o) must hold in the masked p **and** the masked h), ``already_in_sentence`` (constraint 2: r is a
+morpheme of p or h), ``rebuild_failed`` (``Kiwi.join`` gives no single eojeol), ``word_class_changed``
+(constraint 3: re-tagging the new p and h must give r with o's word class at the replaced positions).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = [
+    "WORD_CLASSES",
+    "MaskScores",
+    "FillMaskScorer",
+    "MLMFillMask",
+    "MereOptions",
+    "Seed",
+    "Target",
+    "find_targets",
+    "generate_variants",
+    "word_class",
+]
+
+#: kiwipiepy tags (before any "-I"/"-R" irregularity suffix) -> the word class recorded in the data.
+WORD_CLASSES: dict[str, str] = {"NNG": "NOUN", "NNP": "NOUN", "VV": "VERB", "VA": "ADJ", "MAG": "ADV"}
+
+_EOJEOL = re.compile(r"\S+")
+
+
+def word_class(tag: str) -> str | None:
+    """``'NOUN'``, ``'VERB'``, ``'ADJ'``, ``'ADV'`` or ``None`` for a kiwipiepy tag (``'VA-I'`` -> ``'ADJ'``)."""
+    return WORD_CLASSES.get(tag.split("-")[0])
+
+
+@dataclass(frozen=True)
+class MaskScores:
+    """What a fill-mask scorer says about one masked span: P(original) and P(candidate) for its top-k
+    candidates plus any requested ones (raw token strings: ``##`` pieces and punctuation included; the
+    generator filters them)."""
+
+    original: float
+    candidates: dict[str, float]
+
+
+class FillMaskScorer(Protocol):
+    def __call__(self, text: str, start: int, end: int, want: Sequence[str] = (),
+                 top_k: int = 30) -> MaskScores | str: ...
+
+
+@dataclass(frozen=True)
+class Seed:
+    seed_id: str
+    premise: str
+    hypothesis: str
+    label: int
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One occurrence of a target in a sentence: its char span and the eojeol it sits in."""
+
+    start: int
+    end: int
+    eojeol_start: int
+    eojeol_end: int
+    morphemes: tuple[tuple[str, str], ...]  # the eojeol's (form, tag) morphemes
+    index: int  # the target's index among them
+
+
+@dataclass(frozen=True)
+class Target:
+    form: str
+    tag: str
+    word_class: str
+    premise: tuple[Occurrence, ...]
+    hypothesis: tuple[Occurrence, ...]
+
+
+@dataclass
+class MereOptions:
+    """Generation options. ``probability_floor``: candidates with P(r) below it (in p or h) are dropped;
+    ``top_k``: candidates asked from the MLM per masked sentence; ``max_variants_per_target``: keep at most
+    this many replacements per target word (the most probable, by min(P_p(r), P_h(r)))."""
+
+    top_k: int = 30
+    probability_floor: float = 1e-3
+    max_variants_per_target: int | None = None
+    word_classes: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV")
+
+
+def _eojeol_spans(text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _EOJEOL.finditer(text)]
+
+
+def _analyse(kiwi, text: str) -> list[tuple[Any, int, int]]:
+    """Kiwi tokens of ``text`` with the span of the eojeol each sits in."""
+    spans = _eojeol_spans(text)
+    out = []
+    j = 0
+    for tok in kiwi.tokenize(text):
+        while j < len(spans) and spans[j][1] <= tok.start:
+            j += 1
+        a, b = spans[min(j, len(spans) - 1)]
+        out.append((tok, a, b))
+    return out
+
+
+def _occurrences(kiwi, text: str, analysed, form: str, cls: str, counts: Counter) -> tuple[Occurrence, ...] | None:
+    occ = []
+    for i, (tok, a, b) in enumerate(analysed):
+        if tok.form != form or word_class(tok.tag) != cls:
+            continue
+        same = [(k, t) for k, (t, ea, _) in enumerate(analysed) if ea == a]
+        idx = [k for k, _ in same].index(i)
+        before = [t for _, t in same[:idx]]
+        after = [t for _, t in same[idx + 1:]]
+        if any(not t.tag.startswith("S") for t in before):
+            counts["not_eojeol_initial"] += 1
+            return None
+        if cls == "NOUN" and after and after[0].tag.startswith("XS"):
+            counts["derivation"] += 1
+            return None
+        end = tok.start + tok.len
+        if text[tok.start:end] != form or any(t.start < end for t in after):
+            counts["stem_fused_with_ending"] += 1
+            return None
+        morphemes = tuple((t.form, t.tag) for _, t in same)
+        if _join(kiwi, morphemes) != text[a:b]:
+            counts["eojeol_not_reproducible"] += 1
+            return None
+        occ.append(Occurrence(tok.start, end, a, b, morphemes, idx))
+    return tuple(occ)
+
+
+def _join(kiwi, morphemes: Iterable[tuple[str, str]]) -> str:
+    return kiwi.join([(f, t, False) for f, t in morphemes])
+
+
+def find_targets(kiwi, premise: str, hypothesis: str, counts: Counter | None = None,
+                 word_classes: Sequence[str] = ("NOUN", "VERB", "ADJ", "ADV")) -> list[Target]:
+    """Open-class words (same form and word class) found in both p and h, in order of appearance in p.
+
+    Structural skips are counted in ``counts`` (``not_eojeol_initial``, ``derivation``,
+    ``stem_fused_with_ending``, ``eojeol_not_reproducible``)."""
+    counts = Counter() if counts is None else counts
+    ap, ah = _analyse(kiwi, premise), _analyse(kiwi, hypothesis)
+    in_h = {(t.form, word_class(t.tag)) for t, _, _ in ah}
+    seen = set()
+    targets = []
+    for tok, _, _ in ap:
+        cls = word_class(tok.tag)
+        key = (tok.form, cls)
+        if cls is None or cls not in word_classes or key in seen or key not in in_h:
+            continue
+        seen.add(key)
+        counts["shared_words"] += 1
+        occ_p = _occurrences(kiwi, premise, ap, tok.form, cls, counts)
+        if occ_p is None:
+            continue
+        occ_h = _occurrences(kiwi, hypothesis, ah, tok.form, cls, counts)
+        if occ_h is None:
+            continue
+        targets.append(Target(tok.form, tok.tag, cls, occ_p, occ_h))
+    return targets
+
+
+def _replace(kiwi, text: str, occurrences: Sequence[Occurrence], replacement: str) -> str | None:
+    """``text`` with the stem replaced at every occurrence (eojeols rebuilt with ``Kiwi.join``)."""
+    out = text
+    for occ in sorted(occurrences, key=lambda o: -o.eojeol_start):
+        morphemes = list(occ.morphemes)
+        tag = morphemes[occ.index][1].split("-")[0]  # a regular tag: Kiwi.join picks the conjugation
+        morphemes[occ.index] = (replacement, tag)
+        new = _join(kiwi, morphemes)
+        if not new or any(ch.isspace() for ch in new):
+            return None
+        out = out[:occ.eojeol_start] + new + out[occ.eojeol_end:]
+    return out
+
+
+def _retag_ok(kiwi, text: str, replacement: str, cls: str, n_expected: int) -> bool:
+    """Re-tagged, ``text`` has ``replacement`` with word class ``cls`` as the first word-like morpheme of at
+    least ``n_expected`` eojeols."""
+    firsts: dict[int, Any] = {}
+    for tok, a, _ in _analyse(kiwi, text):
+        if a not in firsts and not tok.tag.startswith("S"):
+            firsts[a] = tok
+    found = sum(1 for tok in firsts.values() if tok.form == replacement and word_class(tok.tag) == cls)
+    return found >= n_expected
+
+
+def _is_symbolic(candidate: str) -> bool:
+    return any(unicodedata.category(ch)[0] in "PSNZC" for ch in candidate)
+
+
+def generate_variants(seed: Seed, scorer: FillMaskScorer, kiwi, options: MereOptions | None = None,
+                      counts: Counter | None = None, mlm_name: str = "") -> list[dict[str, Any]]:
+    """The variant rows of one seed (see the dataset card for the fields); rejections go to ``counts``."""
+    options = options or MereOptions()
+    counts = Counter() if counts is None else counts
+    rows: list[dict[str, Any]] = []
+    morphemes_in_pair = {t.form for t in kiwi.tokenize(seed.premise)} | {t.form for t in kiwi.tokenize(seed.hypothesis)}
+    for target in find_targets(kiwi, seed.premise, seed.hypothesis, counts, options.word_classes):
+        counts["targets"] += 1
+        op, oh = target.premise[0], target.hypothesis[0]
+        first_p = scorer(seed.premise, op.start, op.end, (), options.top_k)
+        first_h = scorer(seed.hypothesis, oh.start, oh.end, (), options.top_k)
+        reason = first_p if isinstance(first_p, str) else first_h if isinstance(first_h, str) else None
+        if reason is not None:
+            counts[reason] += 1
+            continue
+        union = sorted(set(first_p.candidates) | set(first_h.candidates),
+                       key=lambda c: (-max(first_p.candidates.get(c, 0.0), first_h.candidates.get(c, 0.0)), c))
+        sp = scorer(seed.premise, op.start, op.end, union, options.top_k)
+        sh = scorer(seed.hypothesis, oh.start, oh.end, union, options.top_k)
+        accepted = []
+        for cand in union:
+            counts["candidates"] += 1
+            pp, ph = sp.candidates.get(cand, 0.0), sh.candidates.get(cand, 0.0)
+            if cand.startswith("[") and cand.endswith("]") or cand.startswith("<") and cand.endswith(">"):
+                why = "special_token"
+            elif cand.startswith("##"):
+                why = "subword_piece"
+            elif not cand or _is_symbolic(cand):
+                why = "punctuation_or_symbol"
+            elif cand == target.form:
+                why = "same_as_original"
+            elif min(pp, ph) < options.probability_floor:
+                why = "below_probability_floor"
+            elif not (pp > sp.original and ph > sh.original):
+                why = "not_more_probable_than_original"
+            elif cand in morphemes_in_pair:
+                why = "already_in_sentence"
+            else:
+                new_p = _replace(kiwi, seed.premise, target.premise, cand)
+                new_h = _replace(kiwi, seed.hypothesis, target.hypothesis, cand)
+                if new_p is None or new_h is None:
+                    why = "rebuild_failed"
+                elif not (_retag_ok(kiwi, new_p, cand, target.word_class, len(target.premise))
+                          and _retag_ok(kiwi, new_h, cand, target.word_class, len(target.hypothesis))):
+                    why = "word_class_changed"
+                else:
+                    why = None
+            if why is not None:
+                counts[f"rejected:{why}"] += 1
+                continue
+            accepted.append((min(pp, ph), cand, new_p, new_h, pp, ph))
+        accepted.sort(key=lambda a: (-a[0], a[1]))
+        if options.max_variants_per_target is not None:
+            counts["rejected:over_max_variants_per_target"] += max(0, len(accepted) - options.max_variants_per_target)
+            accepted = accepted[:options.max_variants_per_target]
+        for _, cand, new_p, new_h, pp, ph in accepted:
+            counts["variants"] += 1
+            rows.append({
+                "seed_id": seed.seed_id,
+                "variant_id": f"{seed.seed_id}-v{len(rows) + 1:03d}",
+                "is_seed": False,
+                "premise": new_p,
+                "hypothesis": new_h,
+                "label": seed.label,
+                "word_class": target.word_class,
+                "tag": target.tag,
+                "original": target.form,
+                "replacement": cand,
+                "p_original_premise": sp.original,
+                "p_replacement_premise": pp,
+                "p_original_hypothesis": sh.original,
+                "p_replacement_hypothesis": ph,
+                "mlm": mlm_name,
+            })
+    return rows
+
+
+@dataclass
+class MLMFillMask:
+    """Fill-mask scores from a transformers masked LM (e.g. ``"klue/bert-base"``).
+
+    One ``[MASK]`` replaces the one token that is exactly ``text[start:end]``; its softmax gives P(o) (the
+    original token) and the candidates. Forward passes are cached per (text, span), so asking again with
+    ``want`` (the other sentence's candidates) costs no model call.
+    """
+
+    model_name_or_path: str
+    device: str | None = None
+    max_length: int = 512
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        import torch
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(self.model_name_or_path)
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ValueError(f"{self.model_name_or_path}: a fast tokenizer (offsets) is needed")
+        if self.tokenizer.mask_token_id is None:
+            raise ValueError(f"{self.model_name_or_path}: the tokenizer has no mask token; pass a masked LM")
+        self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = AutoModelForMaskedLM.from_pretrained(self.model_name_or_path).to(self.device).eval()
+
+    def _probs(self, text: str, start: int, end: int):
+        key = (text, start, end)
+        if key in self._cache:
+            return self._cache[key]
+        import torch
+
+        enc = self.tokenizer(text, return_offsets_mapping=True, truncation=True, max_length=self.max_length,
+                             return_tensors="pt")
+        offsets = enc.pop("offset_mapping")[0].tolist()
+        hit = [i for i, (a, b) in enumerate(offsets) if b > a and a < end and b > start]
+        if not hit:
+            out = "span_truncated"
+        elif len(hit) > 1:
+            out = "original_multi_piece"
+        elif tuple(offsets[hit[0]]) != (start, end):
+            out = "span_not_aligned"
+        else:
+            i = hit[0]
+            ids = enc["input_ids"].clone()
+            original_id = int(ids[0, i])
+            ids[0, i] = self.tokenizer.mask_token_id
+            with torch.no_grad():
+                logits = self.model(input_ids=ids.to(self.device),
+                                    attention_mask=enc["attention_mask"].to(self.device)).logits[0, i]
+            out = (torch.softmax(logits.float(), -1).cpu(), original_id)
+        self._cache[key] = out
+        return out
+
+    def __call__(self, text: str, start: int, end: int, want: Sequence[str] = (), top_k: int = 30) -> MaskScores | str:
+        got = self._probs(text, start, end)
+        if isinstance(got, str):
+            return got
+        probs, original_id = got
+        values, ids = probs.topk(top_k)
+        tokens = self.tokenizer.convert_ids_to_tokens(ids.tolist())
+        cands = dict(zip(tokens, values.tolist()))
+        unk = self.tokenizer.unk_token_id
+        for w in want:
+            if w not in cands:
+                tid = self.tokenizer.convert_tokens_to_ids(w)
+                if tid is not None and tid != unk:
+                    cands[w] = float(probs[tid])
+        return MaskScores(float(probs[original_id]), cands)
+
+
+def scripted_scorer(script: dict[tuple[str, str], dict[str, float]], original_key: str = "<original>") -> Callable:
+    """A scorer from a table: ``{(sentence, masked_text): {"<original>": P(o), candidate: P(r), ...}}``.
+
+    For tests and demos of the constraints without a model; a (sentence, span) missing from the table is
+    reported as ``"span_not_scripted"``."""
+
+    def scorer(text: str, start: int, end: int, want: Sequence[str] = (), top_k: int = 30) -> MaskScores | str:
+        table = script.get((text, text[start:end]))
+        if table is None:
+            return "span_not_scripted"
+        cands = {k: v for k, v in table.items() if k != original_key}
+        top = dict(sorted(cands.items(), key=lambda kv: -kv[1])[:top_k])
+        for w in want:
+            if w in cands:
+                top[w] = cands[w]
+        return MaskScores(table[original_key], top)
+
+    return scorer
