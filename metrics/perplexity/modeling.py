@@ -351,7 +351,7 @@ def pseudo_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
                progress: Callable[[int], None] | None = None) -> list[TextScore]:
     """Per-text negative pseudo-log-likelihood (nats) under a masked LM and the number of scored tokens.
 
-    PLL(W) = sum_t ln P(w_t | W with w_t masked) over the text's tokens, special tokens ([CLS], [SEP], ...)
+    PLL(W) = sum_t ln P(w_t | W with w_t masked) over the text's tokens, special tokens ([CLS], [SEP], ...; not [UNK], which stands for text)
     never masked nor scored (Salazar et al., 2020). ``variant="word_l2r"`` (Kauf & Ivanova, 2023) masks, with
     w_t, the later pieces of the same word (``word_ids`` of a fast tokenizer), so a multi-piece word is not
     scored from its own continuation. Texts longer than the window (default: the model's context) are scored
@@ -371,7 +371,8 @@ def pseudo_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
     capacity = window - len(prefix) - len(suffix)
     if capacity < 1:
         raise ValueError(f"max_length={window} leaves no room for text besides the special tokens")
-    special = set(tokenizer.all_special_ids)
+    # [CLS], [SEP], [PAD], [MASK] ... are never masked nor scored; [UNK] stands for text and is scored.
+    special = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}
     n_tokens: dict[int, int] = {}
     token_info: dict[int, tuple[list[int], list]] = {}
     mask_id = tokenizer.mask_token_id
