@@ -1,0 +1,66 @@
+"""Side-by-side parity with the reference implementation, bert_score 0.3.13, on real KorSTS pairs."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+bert_score = pytest.importorskip("bert_score")
+
+from kometrics.korbertscore import score  # noqa: E402
+
+TOL = 1e-5
+
+
+def _theirs(cands, refs, model, layer, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (p, r, f), h = bert_score.score(cands, refs, model_type=model, num_layers=layer, lang="ko", nthreads=0,
+                                        return_hash=True, batch_size=32, **kw)
+    return p.numpy(), r.numpy(), f.numpy(), h
+
+
+def _assert_close(ours, theirs):
+    for key, ref in zip(("precision", "recall", "f1"), theirs[:3]):
+        diff = np.abs(np.asarray(ours[key]) - ref)
+        assert diff.max() < TOL, (key, float(diff.max()), int(diff.argmax()))
+
+
+@pytest.mark.parametrize("idf", [False, True])
+def test_parity_single_reference(tiny_bert, korsts_pairs, idf):
+    cands, refs, _ = korsts_pairs
+    theirs = _theirs(cands, refs, tiny_bert, 8, idf=idf)
+    ours = score(cands, refs, model_type=tiny_bert, num_layers=8, idf=idf, batch_size=17)
+    _assert_close(ours, theirs)
+    # Same fields in the hashcode: model, layer, idf.
+    assert ours["hashcode"].split("_version")[0] == theirs[3].split("_version")[0]
+
+
+def test_parity_with_baseline_file(tiny_bert, korsts_pairs, baseline_file):
+    cands, refs, _ = korsts_pairs
+    theirs = _theirs(cands[:120], refs[:120], tiny_bert, 5, rescale_with_baseline=True, baseline_path=baseline_file)
+    ours = score(cands[:120], refs[:120], model_type=tiny_bert, num_layers=5, rescale_with_baseline=True,
+                 baseline_path=baseline_file)
+    _assert_close(ours, theirs)
+    assert ours["hashcode"].endswith("-custom-rescaled") and theirs[3].endswith("-custom-rescaled")
+    raw = score(cands[:120], refs[:120], model_type=tiny_bert, num_layers=5)
+    assert not np.allclose(raw["f1"], ours["f1"])
+
+
+@pytest.mark.parametrize("idf", [False, True])
+def test_parity_several_references(tiny_bert, korsts_pairs, idf):
+    cands, refs, _ = korsts_pairs
+    n = 80
+    # Three references per prediction: its own pair, a shifted one, and (for some) a duplicate of the candidate.
+    groups = [[refs[i], refs[(i + 7) % n], cands[i] if i % 5 == 0 else refs[(i + 13) % n]] for i in range(n)]
+    theirs = _theirs(cands[:n], groups, tiny_bert, 6, idf=idf)
+    ours = score(cands[:n], groups, model_type=tiny_bert, num_layers=6, idf=idf)
+    _assert_close(ours, theirs)
+    # The best reference is the one whose own F1 is highest (scored alone against the candidate).
+    flat = score([c for c in cands[:n] for _ in range(3)], [r for g in groups for r in g], model_type=tiny_bert,
+                 num_layers=6, idf=[r for g in groups for r in g] if idf else False)
+    per = np.asarray(flat["f1"]).reshape(n, 3)
+    assert ours["best_reference"] == per.argmax(axis=1).tolist()
+    assert all(ours["best_reference"][i] == 2 for i in range(0, n, 5))
