@@ -1,0 +1,150 @@
+"""``kometrics korbertscore {layers,baseline,stream,plot}`` and ``kometrics bench korbertscore[-layers]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["register"]
+
+
+def _add_model(p: argparse.ArgumentParser, required: bool = False) -> None:
+    p.add_argument("--model", "--model-type", dest="model", required=required,
+                   help="Hub id or local folder (default klue/bert-base)")
+    p.add_argument("--device", default=None)
+    p.add_argument("--batch-size", type=int, default=64)
+
+
+def cmd_layers(args: argparse.Namespace, extra: list[str]) -> int:
+    from .embedding import DEFAULT_MODEL
+    from .layers import format_table, layer_sweep, load_pairs
+    from .plotting import plot_layers
+
+    model = args.model or DEFAULT_MODEL
+    cands, refs, human = load_pairs(args.source, data_dir=args.data_dir, limit=args.limit)
+    result = layer_sweep(cands, refs, human, model, idf=args.idf, batch_size=args.batch_size, device=args.device)
+    print(f"KorBERTScore layer sweep: {model} on {args.source} ({result['n']} pairs, idf={args.idf})")
+    print(format_table(result))
+    if args.png:
+        plot_layers({k: {m: v[m]["pearson"] for m in v} for k, v in result["table"].items()},
+                    title=f"{model} on {args.source}: Pearson per layer", fname=args.png)
+        print(f"plot: {args.png}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"model": model, "source": args.source, **result}, f, ensure_ascii=False, indent=1)
+    return 0
+
+
+def cmd_baseline(args: argparse.Namespace, extra: list[str]) -> int:
+    from .baseline import build_baseline
+    from .embedding import DEFAULT_MODEL
+
+    if args.text:
+        with open(args.text, encoding="utf-8") as f:
+            texts = [line.strip() for line in f if line.strip()]
+    else:
+        from kometrics.datasets_scripts.readers import iter_korean_text
+
+        texts = list(iter_korean_text(args.data_dir))
+    table = build_baseline(texts, args.model or DEFAULT_MODEL, args.output, n_pairs=args.pairs, seed=args.seed,
+                           batch_size=args.batch_size, device=args.device)
+    print(f"wrote {args.output}: {len(table)} layers from {args.pairs} random pairs of {len(texts)} sentences")
+    return 0
+
+
+def cmd_stream(args: argparse.Namespace, extra: list[str]) -> int:
+    from .distributed import stream_score
+
+    idf: object = False
+    if args.idf_file:
+        with open(args.idf_file, encoding="utf-8") as f:
+            idf = [line.rstrip("\n") for line in f if line.strip()]
+    n = stream_score(args.input, args.output, prediction_key=args.prediction_key,
+                     reference_key=args.reference_key, chunk_size=args.chunk_size, model_type=args.model,
+                     num_layers=args.num_layers, idf=idf, batch_size=args.batch_size, device=args.device,
+                     rescale_with_baseline=args.baseline is not None, baseline_path=args.baseline,
+                     long_text=args.long_text)
+    print(f"scored {n} new records into {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace, extra: list[str]) -> int:
+    from .plotting import plot_alignment
+
+    plot_alignment(args.candidate, args.reference, model_type=args.model, num_layers=args.num_layers,
+                   fname=args.output)
+    print(f"saved {args.output}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
+    from .benchmark import main
+
+    return main(args)
+
+
+def register(commands, bench) -> None:
+    top = commands.add_parser("korbertscore", help="KorBERTScore tools: layer sweep, baselines, streaming, plots")
+    sub = top.add_subparsers(dest="korbertscore_command", required=True)
+
+    layers = sub.add_parser("layers", help="correlation with human scores at every layer (one pass)")
+    _add_model(layers)
+    layers.add_argument("--source", default="klue-sts",
+                        help="klue-sts, korsts-dev, korsts-train, or a .jsonl/.tsv file with sentence1, sentence2, score")
+    layers.add_argument("--data-dir", default=None)
+    layers.add_argument("--limit", type=int, default=None)
+    layers.add_argument("--idf", action="store_true")
+    layers.add_argument("--png", default=None, help="save the per-layer plot here")
+    layers.add_argument("--json", default=None, help="save the table as JSON here")
+    layers.set_defaults(func=cmd_layers)
+
+    base = sub.add_parser("baseline", help="build a bert_score-format baseline file from Korean text")
+    _add_model(base)
+    base.add_argument("--output", required=True)
+    base.add_argument("--text", default=None, help="text file, one sentence a line (default: ../shared/data)")
+    base.add_argument("--data-dir", default=None)
+    base.add_argument("--pairs", type=int, default=10000)
+    base.add_argument("--seed", type=int, default=0)
+    base.set_defaults(func=cmd_baseline)
+
+    stream = sub.add_parser("stream", help="score jsonl -> jsonl, resumable; shards under accelerate launch")
+    _add_model(stream)
+    stream.add_argument("--input", required=True)
+    stream.add_argument("--output", required=True)
+    stream.add_argument("--num-layers", type=int, default=None)
+    stream.add_argument("--prediction-key", default="prediction")
+    stream.add_argument("--reference-key", default="reference")
+    stream.add_argument("--chunk-size", type=int, default=1000)
+    stream.add_argument("--idf-file", default=None, help="sentences (one a line) to compute idf from")
+    stream.add_argument("--baseline", default=None, help="baseline file: rescale with it")
+    stream.add_argument("--long-text", default="window", choices=["window", "truncate", "error"])
+    stream.set_defaults(func=cmd_stream)
+
+    plot = sub.add_parser("plot", help="alignment heatmap of one pair")
+    _add_model(plot)
+    plot.add_argument("--candidate", required=True)
+    plot.add_argument("--reference", required=True)
+    plot.add_argument("--num-layers", type=int, default=None)
+    plot.add_argument("--output", required=True)
+    plot.set_defaults(func=cmd_plot)
+
+    b = bench.add_parser("korbertscore", help="throughput vs bert_score on KorSTS with a BERT-base-sized model")
+    b.add_argument("--limit", type=int, default=2000, help="pairs (default 2000)")
+    b.add_argument("--num-layers", type=int, default=8)
+    b.add_argument("--batch-size", type=int, default=64)
+    b.add_argument("--model", default=None, help="model folder (default: a random BERT-base built once)")
+    b.add_argument("--data-dir", default=None)
+    b.add_argument("--cache-dir", default=None)
+    b.add_argument("--device", default="cpu")
+    b.set_defaults(func=cmd_bench)
+
+    bl = bench.add_parser("korbertscore-layers", help="same as `kometrics korbertscore layers`")
+    _add_model(bl)
+    bl.add_argument("--source", default="klue-sts")
+    bl.add_argument("--data-dir", default=None)
+    bl.add_argument("--limit", type=int, default=None)
+    bl.add_argument("--idf", action="store_true")
+    bl.add_argument("--png", default=None)
+    bl.add_argument("--json", default=None)
+    bl.set_defaults(func=cmd_layers)
