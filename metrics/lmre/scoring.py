@@ -9,12 +9,18 @@ AP or IP (``break_types="typed"``). The utterance-final position is never scored
 - ``EM(B_h, B_r) = 1`` if ``B_h = B_r`` else ``0``.
 - ``best(B_h) = max_j sim(B_h, B_r^(j))``; accepted iff ``best(B_h) > θ`` (strictly).
 
-All pairs (hypothesis, reference) of a batch are laid out as rows of two int8 matrices of boundary codes
-(0 = NB, 1 = AP, 2 = IP), padded with NB, so every score is a few boolean reductions over rows.
+Vectorisation. The strings of a batch are concatenated and read as one array of code points; tokens,
+boundary tokens, words, the word-by-word check of each reference against its prediction and the boundary
+code after each word are all found with numpy on that array. Every scored position of every (hypothesis,
+reference) pair then becomes one entry of three flat arrays (hypothesis code, reference code, pair id;
+codes 0 = NB, 1 = AP, 2 = IP) and each score is a ``bincount`` over pair ids. Inputs the fast reader
+flags (malformed strings, mismatched words, unusual whitespace) go through the plain parser, which raises
+the error with its position.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,7 +34,7 @@ __all__ = [
     "DEFAULT_THETA",
     "ParsedInputs",
     "parse_inputs",
-    "code_matrix",
+    "parse_annotations_plain",
     "pair_scores",
     "best_reference",
     "lmre_scores",
@@ -46,15 +52,29 @@ VERSION = "1"
 
 
 class ParsedInputs:
-    """Validated inputs: parsed predictions, parsed references flattened, and the owner of each reference."""
+    """Validated inputs, flat: one entry per scored position of each (prediction, reference) pair."""
 
-    def __init__(self, predictions: list[Annotation], references: list[Annotation], owner: np.ndarray,
-                 starts: np.ndarray, reference_texts: list[str]) -> None:
-        self.predictions = predictions
-        self.references = references
-        self.owner = owner  # (M,) index of the prediction each reference belongs to (non-decreasing)
-        self.starts = starts  # (N,) index of each prediction's first reference in ``references``
-        self.reference_texts = reference_texts  # canonical strings of ``references``
+    def __init__(self, n: int, owner: np.ndarray, starts: np.ndarray, hyp: np.ndarray, ref: np.ndarray,
+                 pair: np.ndarray, reference_strings: list[str], single_spaced: bool = False) -> None:
+        self.n = n  # number of predictions
+        self.owner = owner  # (M,) prediction index of each reference (non-decreasing)
+        self.starts = starts  # (N,) index of each prediction's first reference
+        self.hyp = hyp  # (P,) hypothesis boundary code at each scored position
+        self.ref = ref  # (P,) reference boundary code at the same position
+        self.pair = pair  # (P,) reference index (0..M-1) the position belongs to
+        self.reference_strings = reference_strings  # (M,) the reference strings as given
+        self.single_spaced = single_spaced  # every string was checked to be single-spaced (fast canonical form)
+
+    @classmethod
+    def from_annotations(cls, predictions: Sequence[Annotation], references: Sequence[Annotation],
+                         owner: np.ndarray, starts: np.ndarray, reference_strings: list[str]) -> ParsedInputs:
+        """From parsed annotations (the plain path; references must already match their predictions)."""
+        lengths = np.fromiter((len(a.breaks) for a in references), dtype=np.int64, count=len(references))
+        ref = np.fromiter((c for a in references for c in a.breaks), dtype=np.int8, count=int(lengths.sum()))
+        hyp = np.fromiter((c for o in owner.tolist() for c in predictions[o].breaks), dtype=np.int8,
+                          count=int(lengths.sum()))
+        pair = np.repeat(np.arange(len(references)), lengths)
+        return cls(len(predictions), owner, starts, hyp, ref, pair, reference_strings)
 
 
 def _first_difference(a: Sequence[str], b: Sequence[str]) -> str:
@@ -64,65 +84,167 @@ def _first_difference(a: Sequence[str], b: Sequence[str]) -> str:
     return f"{len(b)} words instead of {len(a)}"
 
 
-def parse_inputs(predictions: Sequence[str], references: Sequence[Sequence[str] | str]) -> ParsedInputs:
-    """Parse and check the inputs; raise ``ValueError``/``TypeError`` naming the first offending index.
-
-    ``references[i]`` is a list of annotation strings (or one string: a single reference). The words of
-    every reference must equal the words of ``predictions[i]``.
-    """
+def _flatten(predictions: Sequence[str], references: Sequence[Sequence[str] | str]) -> tuple[list[str], np.ndarray,
+                                                                                              np.ndarray]:
+    """Flat reference strings, their owners and each prediction's first reference; checks the containers."""
     if isinstance(predictions, str) or isinstance(references, str):
         raise TypeError("predictions and references must be lists (of strings, and of lists of strings)")
     if len(predictions) != len(references):
         raise ValueError(f"got {len(predictions)} predictions but {len(references)} reference lists; "
                          "give one list of references per prediction")
-    preds: list[Annotation] = []
-    refs: list[Annotation] = []
-    texts: list[str] = []
-    owner: list[int] = []
-    starts = np.zeros(len(predictions), dtype=np.int64)
-    for i, (pred, ref_list) in enumerate(zip(predictions, references)):
-        hyp = parse_annotation(pred, name=f"predictions[{i}]")
-        preds.append(hyp)
+    flat: list[str] = []
+    counts = np.zeros(len(references), dtype=np.int64)
+    for i, ref_list in enumerate(references):
         if isinstance(ref_list, str):
-            ref_list = [ref_list]
-        elif not isinstance(ref_list, (list, tuple)):
+            flat.append(ref_list)
+            counts[i] = 1
+            continue
+        if not isinstance(ref_list, (list, tuple)):
             raise TypeError(f"references[{i}] must be a list of annotation strings, got {type(ref_list).__name__}")
         if not ref_list:
             raise ValueError(f"references[{i}] is empty; every prediction needs at least one reference "
                              "(an utterance the builder kept no reference for cannot be scored)")
-        starts[i] = len(refs)
-        for j, ref_text in enumerate(ref_list):
-            ref = parse_annotation(ref_text, name=f"references[{i}][{j}]")
-            if ref.words != hyp.words:
-                raise ValueError(f"references[{i}][{j}] is not an annotation of the words of predictions[{i}] "
-                                 f"({_first_difference(hyp.words, ref.words)}); a prediction and its "
-                                 "references must annotate the same word sequence")
-            refs.append(ref)
-            texts.append(format_annotation(ref))
-            owner.append(i)
-    return ParsedInputs(preds, refs, np.asarray(owner, dtype=np.int64), starts, texts)
+        flat.extend(ref_list)
+        counts[i] = len(ref_list)
+    owner = np.repeat(np.arange(len(references)), counts)
+    starts = np.cumsum(counts) - counts
+    return flat, owner, starts
 
 
-def code_matrix(annotations: Sequence[Annotation], width: int | None = None) -> np.ndarray:
-    """``(len(annotations), width)`` int8 matrix of boundary codes, padded with NB (0).
+def parse_annotations_plain(predictions: Sequence[str], references: Sequence[Sequence[str] | str]) -> ParsedInputs:
+    """The plain reader: parse every string with :func:`parse_annotation`; raise at the first bad index."""
+    flat, owner, starts = _flatten(predictions, references)
+    preds = [parse_annotation(p, name=f"predictions[{i}]") for i, p in enumerate(predictions)]
+    refs = []
+    for m, (text, i) in enumerate(zip(flat, owner.tolist())):
+        j = m - int(starts[i])
+        ref = parse_annotation(text, name=f"references[{i}][{j}]")
+        if ref.words != preds[i].words:
+            raise ValueError(f"references[{i}][{j}] is not an annotation of the words of predictions[{i}] "
+                             f"({_first_difference(preds[i].words, ref.words)}); a prediction and its "
+                             "references must annotate the same word sequence")
+        refs.append(ref)
+    return ParsedInputs.from_annotations(preds, refs, owner, starts, flat)
 
-    Built from one flat array (no Python loop over cells): row ``a`` holds ``annotations[a].breaks``.
+
+#: Whitespace that ``str.split`` knows besides ASCII 9-13 and 32: strings with these take the plain path.
+_OTHER_SPACE = np.array([0x1C, 0x1D, 0x1E, 0x1F, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
+                         0x202F, 0x205F, 0x3000], dtype=np.uint32)
+_SLASH = ord("/")
+
+
+def _read_fast(strings: list[str], n_pred: int, owner: np.ndarray) -> tuple[Any, ...] | None:
+    """Vectorised reader of ``n_pred`` predictions followed by their references (``owner``: prediction of
+    each reference). Returns ``(hyp, ref, pair, clean)``: flat arrays, and whether every string is
+    single-spaced; or ``None`` when anything looks wrong (the caller then uses the plain reader, which
+    raises the precise error)."""
+    try:
+        c = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
+    except (TypeError, UnicodeEncodeError):
+        return None
+    n_str = len(strings)
+    lens = np.fromiter(map(len, strings), dtype=np.int64, count=n_str)
+    if len(c) != int(lens.sum()):
+        return None
+    odd = ((c >= 0x1C) & (c <= 0x1F)) | (c == 0x85) | (c == 0xA0) | ((c >= 0x1680) & (c <= 0x3000))
+    if odd.any() and np.isin(c[odd], _OTHER_SPACE).any():
+        return None
+    cstart = np.cumsum(lens) - lens
+    control = (c >= 9) & (c <= 13)
+    space = (c == 32) | control
+    first = np.zeros(len(c), dtype=bool)
+    first[cstart[lens > 0]] = True
+    prev_space = np.ones(len(c), dtype=bool)
+    prev_space[1:] = space[:-1]
+    tstart = ~space & (prev_space | first)
+    tok_pos = np.flatnonzero(tstart)
+    n_tok = len(tok_pos)
+    ends = cstart + lens - 1
+    clean = not (control.any() or (space[1:] & space[:-1]).any() or space[cstart[lens > 0]].any()
+                 or space[ends[lens > 0]].any())
+    tok_of_char = np.cumsum(tstart, dtype=np.int32) - 1
+    solid = ~space
+    tok_len = np.bincount(tok_of_char[solid], minlength=n_tok)
+    tok_slash = np.bincount(tok_of_char[solid & (c == _SLASH)], minlength=n_tok)
+    is_break = tok_slash == tok_len
+    if (tok_slash[~is_break] > 0).any() or (tok_len[is_break] > 2).any():
+        return None  # 'word/' or '///'
+    tok_str = np.searchsorted(cstart, tok_pos, side="right") - 1
+    same_prev = np.zeros(n_tok, dtype=bool)
+    same_prev[1:] = tok_str[1:] == tok_str[:-1]
+    if (is_break & ~same_prev).any() or (is_break[1:] & is_break[:-1] & same_prev[1:]).any():
+        return None  # a boundary first, or two in a row
+    word = ~is_break
+    n_words = np.bincount(tok_str[word], minlength=n_str)
+    if (n_words == 0).any():
+        return None  # an empty string
+    after = np.zeros(n_tok, dtype=np.int8)  # the boundary token after each token, within its string
+    after[:-1] = np.where(same_prev[1:] & is_break[1:], tok_len[1:], 0)
+    w = np.flatnonzero(word)
+    code = after[w]
+    w_off = np.cumsum(n_words) - n_words
+    last = np.zeros(len(w), dtype=bool)
+    last[w_off + n_words - 1] = True
+    ref_s = np.arange(n_pred, n_str)
+    if (n_words[ref_s] != n_words[owner]).any():
+        return None
+    # same words: slashes only occur in boundary tokens here, so removing them leaves the words
+    if clean:  # single spaces only: two C-level replaces give the words joined by single spaces
+        keys = [x.replace(" //", "").replace(" /", "") for x in strings]
+    else:
+        keys = [" ".join(x.replace("/", " ").split()) for x in strings]
+    if any(keys[n_pred + m] != keys[o] for m, o in enumerate(owner.tolist())):
+        return None
+    rw = np.arange(int(w_off[n_pred]), len(w)) if n_str > n_pred else np.zeros(0, dtype=np.int64)
+    pw = rw - np.repeat(w_off[ref_s] - w_off[owner], n_words[ref_s])
+    keep = ~last[rw]
+    pair = np.repeat(np.arange(n_str - n_pred), n_words[ref_s])[keep]
+    return code[pw][keep], code[rw][keep], pair, clean
+
+
+def parse_inputs(predictions: Sequence[str], references: Sequence[Sequence[str] | str],
+                 chunk_size: int = 20_000) -> ParsedInputs:
+    """Read and check the inputs; raise ``ValueError``/``TypeError`` naming the first offending index.
+
+    ``references[i]`` is a list of annotation strings (or one string: a single reference). The words of
+    every reference must equal the words of ``predictions[i]``. Predictions are read ``chunk_size`` at a
+    time by the vectorised reader (bounded memory); a chunk it flags goes through the plain parser.
     """
-    lengths = np.fromiter((len(a.breaks) for a in annotations), dtype=np.int64, count=len(annotations))
-    width = int(lengths.max(initial=0)) if width is None else width
-    out = np.zeros((len(annotations), max(width, 1)), dtype=np.int8)
-    total = int(lengths.sum())
-    if total:
-        flat = np.fromiter((c for a in annotations for c in a.breaks), dtype=np.int8, count=total)
-        rows = np.repeat(np.arange(len(annotations)), lengths)
-        offsets = np.cumsum(lengths) - lengths
-        cols = np.arange(total) - np.repeat(offsets, lengths)
-        out[rows, cols] = flat
-    return out
+    flat, owner, starts = _flatten(predictions, references)
+    n = len(predictions)
+    hyps, refs, pairs = [], [], []
+    clean = True
+    for lo in range(0, n, chunk_size):
+        hi = min(n, lo + chunk_size)
+        r_lo, r_hi = int(starts[lo]), (int(starts[hi]) if hi < n else len(flat))
+        fast = _read_fast(list(predictions[lo:hi]) + flat[r_lo:r_hi], hi - lo, owner[r_lo:r_hi] - lo)
+        if fast is None:
+            try:
+                plain = parse_annotations_plain(predictions[lo:hi], references[lo:hi])
+            except ValueError as e:  # re-number the indices of the chunk
+                raise type(e)(_renumber(str(e), lo)) from None
+            fast = (plain.hyp, plain.ref, plain.pair, False)
+        clean &= fast[3]
+        hyps.append(fast[0])
+        refs.append(fast[1])
+        pairs.append(fast[2] + r_lo)
+    return ParsedInputs(n, owner, starts, _concat(hyps, np.int8), _concat(refs, np.int8), _concat(pairs, np.int64),
+                        flat, single_spaced=clean)
 
 
-def pair_scores(hyp: np.ndarray, ref: np.ndarray, similarity: str = "f1", break_types: str = "binary") -> np.ndarray:
-    """Similarity of row ``a`` of ``hyp`` with row ``a`` of ``ref`` (both ``(M, L)`` code matrices).
+def _concat(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
+
+
+def _renumber(message: str, offset: int) -> str:
+    if not offset:
+        return message
+    return re.sub(r"(predictions|references)\[(\d+)\]", lambda m: f"{m.group(1)}[{int(m.group(2)) + offset}]", message)
+
+
+def pair_scores(hyp: np.ndarray, ref: np.ndarray, pair: np.ndarray, n_pairs: int, similarity: str = "f1",
+                break_types: str = "binary") -> np.ndarray:
+    """Similarity of each (hypothesis, reference) pair from its scored positions (flat arrays).
 
     binary: ``B = {i : code_i != NB}``; typed: ``B = {(i, code_i) : code_i != NB}``.
     F1 = ``2 |B_h ∩ B_r| / (|B_h| + |B_r|)`` (1.0 when both are empty); EM = ``[B_h = B_r]``. Range [0, 1].
@@ -130,16 +252,12 @@ def pair_scores(hyp: np.ndarray, ref: np.ndarray, similarity: str = "f1", break_
     h = hyp != NB
     r = ref != NB
     if similarity == "em":
-        same = (h == r) if break_types == "binary" else (hyp == ref)
-        return same.all(axis=1).astype(np.float64)
-    if break_types == "binary":
-        tp = np.count_nonzero(h & r, axis=1)
-    else:
-        tp = np.count_nonzero((hyp == ref) & r, axis=1)
-    denom = np.count_nonzero(h, axis=1) + np.count_nonzero(r, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = np.where(denom == 0, 1.0, 2.0 * tp / np.maximum(denom, 1))
-    return f1.astype(np.float64)
+        differ = (h != r) if break_types == "binary" else (hyp != ref)
+        return (np.bincount(pair[differ], minlength=n_pairs) == 0).astype(np.float64)
+    both = (h & r) if break_types == "binary" else ((hyp == ref) & r)
+    tp = np.bincount(pair[both], minlength=n_pairs)
+    denom = np.bincount(pair[h], minlength=n_pairs) + np.bincount(pair[r], minlength=n_pairs)
+    return np.where(denom == 0, 1.0, 2.0 * tp / np.maximum(denom, 1))
 
 
 def best_reference(scores: np.ndarray, owner: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -155,6 +273,16 @@ def best_reference(scores: np.ndarray, owner: np.ndarray, starts: np.ndarray) ->
     _, first = np.unique(owner[hits], return_index=True)
     index = hits[first] - starts
     return best, index
+
+
+def _canonical(text: str, single_spaced: bool = False) -> str:
+    """Canonical form of an already validated annotation string (single spaces, no trailing boundary)."""
+    if single_spaced:
+        return text[:-3] if text.endswith(" //") else (text[:-2] if text.endswith(" /") else text)
+    tokens = text.split()
+    if tokens and tokens[-1] in ("/", "//"):
+        tokens.pop()
+    return " ".join(tokens)
 
 
 def signature(similarity: str, theta: float, break_types: str) -> str:
@@ -175,27 +303,25 @@ def check_options(similarity: str, theta: float, break_types: str) -> None:
 
 def lmre_scores(parsed: ParsedInputs, similarity: str = "f1", theta: float = DEFAULT_THETA,
                 break_types: str = "binary", return_all_scores: bool = False) -> dict[str, Any]:
-    """The LMRE result for validated inputs (see :func:`score` for the keys)."""
+    """The LMRE result for read inputs (see :func:`score` for the keys)."""
     check_options(similarity, theta, break_types)
-    n = len(parsed.predictions)
-    width = max((len(a.breaks) for a in parsed.predictions), default=0)
-    hyp = code_matrix(parsed.predictions, width)
-    ref = code_matrix(parsed.references, width)
-    scores = pair_scores(hyp[parsed.owner], ref, similarity, break_types)
+    n, m = parsed.n, len(parsed.owner)
+    scores = pair_scores(parsed.hyp, parsed.ref, parsed.pair, m, similarity, break_types)
     best, index = best_reference(scores, parsed.owner, parsed.starts)
     accepted = best > theta
+    chosen = (parsed.starts + index).tolist()
     out: dict[str, Any] = {
         "acceptance_rate": float(accepted.mean()) if n else float("nan"),
         "mean_best_score": float(best.mean()) if n else float("nan"),
         "accepted": accepted.tolist(),
         "best_score": best.tolist(),
         "best_reference_index": index.tolist(),
-        "best_reference": [parsed.reference_texts[s + j] for s, j in zip(parsed.starts.tolist(), index.tolist())],
-        "num_references": np.diff(np.append(parsed.starts, len(parsed.references))).tolist(),
+        "best_reference": [_canonical(parsed.reference_strings[k], parsed.single_spaced) for k in chosen],
+        "num_references": np.diff(np.append(parsed.starts, m)).tolist(),
         "signature": signature(similarity, float(theta), break_types),
     }
     if return_all_scores:
-        bounds = np.append(parsed.starts, len(parsed.references)).tolist()
+        bounds = np.append(parsed.starts, m).tolist()
         flat = scores.tolist()
         out["scores"] = [flat[bounds[i]:bounds[i + 1]] for i in range(n)]
     return out
@@ -247,13 +373,13 @@ def explain(prediction: str, references: Sequence[str] | str, similarity: str = 
     """
     refs = [references] if isinstance(references, str) else list(references)
     result = score([prediction], [refs], similarity, theta, break_types, return_all_scores=True)
-    parsed = parse_inputs([prediction], [refs])
-    hyp = parsed.predictions[0]
+    hyp = parse_annotation(prediction, name="prediction")
     bh = _boundaries(hyp, break_types)
     rows = []
-    for j, (ref, s) in enumerate(zip(parsed.references, result["scores"][0])):
+    for j, (text, s) in enumerate(zip(refs, result["scores"][0])):
+        ref = parse_annotation(text, name=f"references[{j}]")
         br = _boundaries(ref, break_types)
-        rows.append({"index": j, "annotation": parsed.reference_texts[j], "score": s,
+        rows.append({"index": j, "annotation": format_annotation(ref), "score": s,
                      "matched": _describe(ref, bh & br, break_types), "missing": _describe(ref, br - bh, break_types),
                      "extra": _describe(hyp, bh - br, break_types)})
     best, j = result["best_score"][0], result["best_reference_index"][0]
