@@ -166,3 +166,22 @@ def test_rebuilt_folder_is_not_served_from_a_stale_datasets_cache(tmp_path):
         ds = datasets.load_dataset(str(folder), split="test")
         assert ds["source"] == [source, source]
     assert len(list(folder.glob("pairs*.jsonl"))) == 1
+
+
+def test_package_card_configs_load_a_built_corpus(tmp_path, data_dir):
+    """The folder card's configs (data/<config>/pairs-*.jsonl, declared features) load what build writes."""
+    import importlib
+    import shutil
+    from pathlib import Path
+
+    import datasets
+
+    build_mod = importlib.import_module("kometrics.datasets_scripts.paraphrase.build")
+
+    card = Path(build_mod.__file__).with_name("README.md")
+    shutil.copy(card, tmp_path / "README.md")
+    rel = build_mod.default_out("korsts").relative_to(build_mod.DATA_ROOT.parent)
+    assert rel.as_posix() == "data/korsts_dev"
+    build_mod.build("korsts", tmp_path / rel, data_dir=data_dir)
+    ds = datasets.load_dataset(str(tmp_path), "korsts_dev", split="test")
+    assert len(ds) == 1500 and ds.features == features()
