@@ -1,0 +1,50 @@
+"""MERE variant generator and MERGE dataset builder for Korean NLI (kiwipiepy + a masked LM).
+
+Not imported by the ``merge_sv_accuracy`` metric: scoring needs neither kiwipiepy nor transformers.
+"""
+
+from .build import (
+    LABELS,
+    apply_review,
+    build_dataset,
+    build_rows,
+    export_review_csv,
+    read_jsonl,
+    read_review_csv,
+    read_seeds,
+    sample_variants,
+    write_dataset,
+)
+from .mere import (
+    WORD_CLASSES,
+    MaskScores,
+    MereOptions,
+    MLMFillMask,
+    Seed,
+    find_targets,
+    generate_variants,
+    scripted_scorer,
+    word_class,
+)
+
+__all__ = [
+    "LABELS",
+    "WORD_CLASSES",
+    "MaskScores",
+    "MereOptions",
+    "MLMFillMask",
+    "Seed",
+    "apply_review",
+    "build_dataset",
+    "build_rows",
+    "export_review_csv",
+    "find_targets",
+    "generate_variants",
+    "read_jsonl",
+    "read_review_csv",
+    "read_seeds",
+    "sample_variants",
+    "scripted_scorer",
+    "word_class",
+    "write_dataset",
+]

@@ -52,6 +52,7 @@ __all__ = [
     "find_targets",
     "generate_variants",
     "word_class",
+    "scripted_scorer",
 ]
 
 #: kiwipiepy tags (before any "-I"/"-R" irregularity suffix) -> the word class recorded in the data.
@@ -150,8 +151,11 @@ def _occurrences(kiwi, text: str, analysed, form: str, cls: str, counts: Counter
         if any(not t.tag.startswith("S") for t in before):
             counts["not_eojeol_initial"] += 1
             return None
-        if cls == "NOUN" and after and after[0].tag.startswith("XS"):
+        if cls == "NOUN" and after and after[0].tag.startswith("XS") and after[0].tag != "XSN":
             counts["derivation"] += 1
+            return None
+        if cls == "NOUN" and after and (after[0].tag.startswith("NN") or after[0].tag == "XR"):
+            counts["compound_noun"] += 1
             return None
         end = tok.start + tok.len
         if text[tok.start:end] != form or any(t.start < end for t in after):
