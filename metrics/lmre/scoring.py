@@ -221,7 +221,7 @@ def parse_inputs(predictions: Sequence[str], references: Sequence[Sequence[str] 
         if fast is None:
             try:
                 plain = parse_annotations_plain(predictions[lo:hi], references[lo:hi])
-            except ValueError as e:  # re-number the indices of the chunk
+            except (ValueError, TypeError) as e:  # re-number the indices of the chunk
                 raise type(e)(_renumber(str(e), lo)) from None
             fast = (plain.hyp, plain.ref, plain.pair, False)
         clean &= fast[3]
