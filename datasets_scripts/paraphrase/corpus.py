@@ -438,7 +438,7 @@ def build_named(name: str, data_dir: str | os.PathLike | None = None, *, ddof: i
             warnings.warn(f"{path.name}: no scale given; assuming the paper's 0-6 Likert scale (pass scale=)",
                           stacklevel=2)
         return build_corpus(pairs, name=path.stem, scale=scale, ddof=ddof, degenerate=degenerate,
-                            description=f"Graded paraphrase pairs read from {path.name}.", source=str(path),
+                            description=f"Graded paraphrase pairs read from {path.name}.", source=path.name,
                             license="as the source file")
     raise ValueError(f"unknown corpus {name!r}: use klue-sts, korsts, korsts-train, a ratings file (.tsv/.csv) "
                      "or a corpus folder")

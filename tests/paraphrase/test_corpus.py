@@ -180,8 +180,29 @@ def test_package_card_configs_load_a_built_corpus(tmp_path, data_dir):
 
     card = Path(build_mod.__file__).with_name("README.md")
     shutil.copy(card, tmp_path / "README.md")
+    shutil.copytree(card.with_name("example"), tmp_path / "example")
     rel = build_mod.default_out("korsts").relative_to(build_mod.DATA_ROOT.parent)
     assert rel.as_posix() == "data/korsts_dev"
     build_mod.build("korsts", tmp_path / rel, data_dir=data_dir)
     ds = datasets.load_dataset(str(tmp_path), "korsts_dev", split="test")
     assert len(ds) == 1500 and ds.features == features()
+
+
+def test_committed_example_is_what_the_builder_writes(tmp_path):
+    """example/ is the ratings file and the folder built from it; rebuilding gives the same records."""
+    import importlib
+    from pathlib import Path
+
+    import datasets
+
+    build_mod = importlib.import_module("kometrics.datasets_scripts.paraphrase.build")
+    example = Path(build_mod.__file__).with_name("example")
+    _, folder = build_mod.build(str(example / "example.tsv"), tmp_path / "ex", scale=(0, 6))
+    new = sorted(folder.glob("pairs-*.jsonl"))
+    old = sorted(example.glob("pairs-*.jsonl"))
+    assert [p.name for p in new] == [p.name for p in old]
+    assert new[0].read_text(encoding="utf-8") == old[0].read_text(encoding="utf-8")
+    ds = datasets.load_dataset(str(example.parent), "example", split="test")
+    assert ds["id"] == [f"ex{i}" for i in range(1, 7)] and ds.features == features()
+    assert load_corpus(example).meta["agreement"]["cohen_kappa"] == pytest.approx(
+        load_corpus(folder).meta["agreement"]["cohen_kappa"])
