@@ -3,7 +3,7 @@
 Under ``accelerate launch`` (or ``torchrun``) every rank scores a contiguous shard and the results are
 gathered back in input order; in a single plain process the same functions simply score everything.
 
-    accelerate launch --num_processes 8 -m kometrics.cli korbertscore stream \\
+    accelerate launch --multi_gpu --num_processes 8 -m kometrics.cli korbertscore stream \\
         --input corpus.jsonl --output scored.jsonl --model klue/bert-base
 
 idf: ``idf=True`` means idf over ALL references of the call, so :func:`score_sharded` computes it from the
@@ -28,9 +28,17 @@ def _state():
     """accelerate's PartialState when running distributed, else None."""
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
         return None
+    import torch
     from accelerate import PartialState
 
-    return PartialState()
+    return PartialState(cpu=not torch.cuda.is_available())
+
+
+def _on_rank_device(state, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Each rank uses its own device (cuda:<local rank>) unless the caller chose one."""
+    if state is not None and kwargs.get("device") is None:
+        return {**kwargs, "device": str(state.device)}
+    return kwargs
 
 
 def _score_parts(state, preds: list, refs: list, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
@@ -55,6 +63,7 @@ def score_sharded(predictions: Sequence[str], references: Sequence[Any], **kwarg
     state = _state()
     if state is None or state.num_processes == 1:
         return score(predictions, references, **kwargs)
+    kwargs = _on_rank_device(state, kwargs)
     if kwargs.get("idf") is True:
         kwargs = {**kwargs, "idf": [r for group in refs for r in group]}
     items = list(references)
@@ -112,6 +121,7 @@ def stream_score(input_path: str | os.PathLike, output_path: str | os.PathLike, 
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be positive, got {chunk_size}")
     state = _state()
+    kwargs = _on_rank_device(state, kwargs)
     main = state is None or state.is_main_process
     done = count_done(output_path) if main else 0
     if state is not None:

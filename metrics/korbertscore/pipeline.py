@@ -327,6 +327,8 @@ def score_layers(predictions: Sequence[str], references: Sequence[str], model_ty
     emb = embed(encoder, prep.content, wanted, batch_size=batch_size, long_text=long_text, names=prep.names)
     weights = _weights(encoder, emb, idf, _idf_ids(encoder, idf, prep))
     p, r, f = _match_all(emb, weights, prep.cand_rows, prep.ref_rows, exclude_special_tokens)
+    if len(wanted) == 1:  # one layer: embed() returned [tokens, d], so the results have no layer axis
+        p, r, f = p[None], r[None], f[None]
     return {x: {"precision": p[k], "recall": r[k], "f1": f[k]} for k, x in enumerate(wanted)}
 
 

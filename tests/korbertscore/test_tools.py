@@ -1,0 +1,245 @@
+"""Face, CLI, tools and scale: evaluate.load == library, layer sweep, baseline file accepted by bert_score,
+plots, the Space, the Seq2SeqTrainer hook, accelerate sharding with 2 CPU processes, resumable streaming."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kometrics.korbertscore import score
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_evaluate_face_equals_library(tiny_bert, korsts_pairs):
+    import evaluate
+
+    cands, refs, _ = korsts_pairs
+    metric = evaluate.load(str(REPO / "metrics" / "korbertscore"))
+    groups = [[refs[i], cands[(i + 1) % 10]] for i in range(10)]
+    for references in (refs[:10], groups):
+        got = metric.compute(predictions=cands[:10], references=references, model_type=tiny_bert, num_layers=8,
+                             idf=True)
+        want = score(cands[:10], references, model_type=tiny_bert, num_layers=8, idf=True)
+        assert got == want
+    # evaluate's add_batch path gives the same
+    for c, r in zip(cands[:6], refs[:6]):
+        metric.add(predictions=c, references=r)
+    assert metric.compute(model_type=tiny_bert, num_layers=8)["f1"] == \
+        score(cands[:6], refs[:6], model_type=tiny_bert, num_layers=8)["f1"]
+
+
+def test_cli_score_matches_library(tiny_bert, korsts_pairs, tmp_path):
+    cands, refs, _ = korsts_pairs
+    (tmp_path / "p.txt").write_text("\n".join(cands[:5]) + "\n", encoding="utf-8")
+    (tmp_path / "r.txt").write_text("\n".join(refs[:5]) + "\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "kometrics.cli", "score", "korbertscore", "--predictions",
+                          str(tmp_path / "p.txt"), "--references", str(tmp_path / "r.txt"), "--model_type",
+                          tiny_bert, "--num_layers", "6"], capture_output=True, text=True, cwd=REPO, check=True)
+    got = json.loads(out.stdout)
+    want = score(cands[:5], refs[:5], model_type=tiny_bert, num_layers=6)
+    np.testing.assert_allclose(got["f1"], want["f1"], atol=1e-7)
+
+
+def test_layer_sweep_correlations_are_those_of_scipy(tiny_bert, data_dir):
+    from scipy.stats import pearsonr, spearmanr
+
+    from kometrics.korbertscore import score_layers
+    from kometrics.korbertscore.layers import format_table, layer_sweep, load_pairs
+
+    c, r, h = load_pairs("klue-sts", data_dir, limit=60)
+    assert len(c) == 60 and all(0 <= x <= 5 for x in h)
+    res = layer_sweep(c, r, h, tiny_bert, layers=[2, 8, 12])
+    direct = score_layers(c, r, tiny_bert, layers=[8])[8]["f1"]
+    assert res["table"][8]["f1"]["pearson"] == pytest.approx(pearsonr(direct, h)[0], abs=1e-9)
+    assert res["table"][8]["f1"]["spearman"] == pytest.approx(spearmanr(direct, h)[0], abs=1e-9)
+    assert res["best_layer"] == max([2, 8, 12], key=lambda x: res["table"][x]["f1"]["pearson"])
+    text = format_table(res)
+    assert f"| {res['best_layer']} *" in text
+
+
+def test_layers_cli_writes_table_and_png(tiny_bert, data_dir, tmp_path):
+    png = tmp_path / "layers.png"
+    out = subprocess.run([sys.executable, "-m", "kometrics.cli", "korbertscore", "layers", "--model", tiny_bert,
+                          "--source", "korsts-dev", "--data-dir", str(data_dir), "--limit", "40", "--png", str(png),
+                          "--json", str(tmp_path / "t.json")], capture_output=True, text=True, cwd=REPO, check=True)
+    assert "best layer (F1 Pearson)" in out.stdout and png.stat().st_size > 1000
+    table = json.loads((tmp_path / "t.json").read_text())
+    assert sorted(int(k) for k in table["table"]) == list(range(13))
+
+
+def test_baseline_file_has_bert_score_format_and_means(tiny_bert, korean_texts, baseline_file):
+    from kometrics.korbertscore import score_layers
+    from kometrics.korbertscore.baseline import random_pairs
+
+    lines = Path(baseline_file).read_text().splitlines()
+    assert lines[0] == "LAYER,P,R,F" and len(lines) == 14
+    c, r = random_pairs(korean_texts, 300, seed=1)
+    assert all(a != b for a, b in zip(c, r))
+    layer5 = score_layers(c, r, tiny_bert, layers=[5])[5]
+    row = [float(x) for x in lines[6].split(",")]
+    assert row[0] == 5
+    assert row[1:] == pytest.approx([np.mean(layer5["precision"]), np.mean(layer5["recall"]),
+                                     np.mean(layer5["f1"])], abs=1e-6)
+    # Rescaled with its own baseline, random pairs average about 0.
+    res = score(c, r, model_type=tiny_bert, num_layers=5, rescale_with_baseline=True, baseline_path=baseline_file)
+    assert abs(np.mean(res["f1"])) < 1e-5
+
+
+def test_similarity_matrix_and_plot(tiny_bert, tmp_path):
+    import matplotlib.figure
+
+    from kometrics.korbertscore import plot_alignment, similarity_matrix
+
+    sm = similarity_matrix("오늘은 날씨가 맑다.", "오늘 날씨 맑음", model_type=tiny_bert, num_layers=8)
+    m = sm["matrix"]
+    assert m.shape == (len(sm["candidate_tokens"]), len(sm["reference_tokens"]))
+    assert sm["precision_matches"] == m.argmax(axis=1).tolist()
+    fig = plot_alignment("오늘은 날씨가 맑다.", "오늘 날씨 맑음", model_type=tiny_bert, num_layers=8,
+                         fname=str(tmp_path / "a.png"))
+    assert isinstance(fig, matplotlib.figure.Figure) and (tmp_path / "a.png").stat().st_size > 1000
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == sm["candidate_tokens"]
+    assert len(ax.lines) == m.shape[0] + m.shape[1]  # one dot per candidate piece, one ring per reference piece
+
+
+def test_space_answers_through_gradio_client(tiny_bert, monkeypatch):
+    import importlib.util
+
+    from gradio_client import Client
+
+    folder = REPO / "metrics" / "korbertscore"
+    spec = importlib.util.spec_from_file_location("_korbertscore_space", folder / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    port = _free_port()
+    app.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
+    try:
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        result, plot = client.predict("오늘은 날씨가 맑다.", "오늘 날씨 맑음", tiny_bert, 8, False, api_name="/score")
+        want = score(["오늘은 날씨가 맑다."], ["오늘 날씨 맑음"], model_type=tiny_bert, num_layers=8)
+        assert result["f1"] == pytest.approx(want["f1"][0], abs=1e-7) and result["num_layers"] == 8
+        assert plot is not None
+    finally:
+        app.demo.close()
+
+
+def test_seq2seq_trainer_compute_metrics(tiny_bert, korsts_pairs, tmp_path):
+    import torch
+    from datasets import Dataset
+    from transformers import (
+        AutoTokenizer,
+        BartConfig,
+        BartForConditionalGeneration,
+        DataCollatorForSeq2Seq,
+        Seq2SeqTrainer,
+        Seq2SeqTrainingArguments,
+    )
+
+    from kometrics.korbertscore import make_compute_metrics
+    from kometrics.korbertscore.trainer import decode_pairs
+
+    tok = AutoTokenizer.from_pretrained(tiny_bert)
+    torch.manual_seed(0)
+    cfg = BartConfig(vocab_size=len(tok), d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                     decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
+                     pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id,
+                     decoder_start_token_id=tok.cls_token_id, forced_eos_token_id=None)
+    model = BartForConditionalGeneration(cfg)
+    cands, refs, _ = korsts_pairs
+    ds = Dataset.from_dict({"src": cands[:8], "tgt": refs[:8]})
+    ds = ds.map(lambda b: {**tok(b["src"], truncation=True, max_length=32),
+                           "labels": tok(b["tgt"], truncation=True, max_length=32)["input_ids"]},
+                batched=True, remove_columns=["src", "tgt"])
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path / "out"), per_device_eval_batch_size=3,
+                                    predict_with_generate=True, generation_max_length=12, report_to=[],
+                                    use_cpu=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=ds,
+                                 data_collator=DataCollatorForSeq2Seq(tok, model=model, label_pad_token_id=-100),
+                                 compute_metrics=make_compute_metrics(tok, model_type=tiny_bert, num_layers=8))
+        metrics = trainer.evaluate()
+        pred = trainer.predict(ds)
+    assert (pred.label_ids == -100).any()  # label padding was really there
+    texts, labels = decode_pairs(pred, tok)
+    assert labels == [tok.decode(tok(t)["input_ids"], skip_special_tokens=True).strip() for t in refs[:8]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = score(texts, labels, model_type=tiny_bert, num_layers=8)
+    assert metrics["eval_korbertscore_f1"] == pytest.approx(float(np.mean(want["f1"])), abs=1e-6)
+    assert metrics["eval_korbertscore_precision"] == pytest.approx(float(np.mean(want["precision"])), abs=1e-6)
+
+
+def _jsonl(path: Path, cands, refs) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for i, (c, r) in enumerate(zip(cands, refs)):
+            f.write(json.dumps({"id": i, "prediction": c, "reference": r}, ensure_ascii=False) + "\n")
+
+
+def test_stream_is_resumable(tiny_bert, korsts_pairs, tmp_path):
+    from kometrics.korbertscore.distributed import stream_score
+
+    cands, refs, _ = korsts_pairs
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _jsonl(src, cands[:25], refs[:25])
+    want = score(cands[:25], refs[:25], model_type=tiny_bert, num_layers=6)
+    assert stream_score(src, dst, chunk_size=10, model_type=tiny_bert, num_layers=6) == 25
+    # Simulate a killed run: keep 12 full lines plus half a line, then resume.
+    lines = dst.read_text(encoding="utf-8").splitlines(keepends=True)
+    dst.write_text("".join(lines[:12]) + lines[12][:20], encoding="utf-8")
+    assert stream_score(src, dst, chunk_size=10, model_type=tiny_bert, num_layers=6) == 13
+    rows = [json.loads(x) for x in dst.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in rows] == list(range(25))
+    np.testing.assert_allclose([r["f1"] for r in rows], want["f1"], atol=1e-6)
+    assert stream_score(src, dst, chunk_size=10, model_type=tiny_bert, num_layers=6) == 0
+    with pytest.raises(ValueError, match="idf=True"):
+        stream_score(src, dst, model_type=tiny_bert, num_layers=6, idf=True)
+
+
+def test_accelerate_two_cpu_processes_shard_in_order(tiny_bert, korsts_pairs, tmp_path):
+    pytest.importorskip("accelerate")
+    cands, refs, _ = korsts_pairs
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _jsonl(src, cands[:23], refs[:23])
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import json, sys, warnings\nwarnings.filterwarnings('ignore')\n"
+        "from accelerate import PartialState\n"
+        "from kometrics.korbertscore.distributed import score_sharded, stream_score\n"
+        "model, src, dst, out = sys.argv[1:5]\n"
+        "rows = [json.loads(x) for x in open(src, encoding='utf-8')]\n"
+        "res = score_sharded([r['prediction'] for r in rows], [r['reference'] for r in rows], model_type=model, "
+        "num_layers=6, idf=True)\n"
+        "state = PartialState()\n"
+        "if state.is_main_process:\n    json.dump({'world': state.num_processes, **res}, open(out, 'w'))\n"
+        "stream_score(src, dst, chunk_size=10, model_type=model, num_layers=6)\n",
+        encoding="utf-8")
+    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+                           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", str(script),
+                           tiny_bert, str(src), str(dst), str(tmp_path / "res.json")],
+                          capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads((tmp_path / "res.json").read_text())
+    assert got["world"] == 2
+    want = score(cands[:23], refs[:23], model_type=tiny_bert, num_layers=6, idf=True)
+    np.testing.assert_allclose(got["f1"], want["f1"], atol=1e-6)
+    rows = [json.loads(x) for x in dst.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in rows] == list(range(23))
+    plain = score(cands[:23], refs[:23], model_type=tiny_bert, num_layers=6)
+    np.testing.assert_allclose([r["f1"] for r in rows], plain["f1"], atol=1e-6)
