@@ -141,8 +141,8 @@ def build_rows(seeds: Iterable[Seed], scorer, kiwi=None, options: MereOptions | 
 
 def sample_variants(rows: Sequence[dict[str, Any]], k: int, sample_seed: int = 0) -> list[dict[str, Any]]:
     """The ``var`` config: every seed row plus at most ``k`` of its variants, drawn without replacement
-    with ``random.Random(f"{sample_seed}:{seed_id}")`` (independent of the other seeds and of row order),
-    kept in their original order."""
+    with ``random.Random(f"{sample_seed}:{seed_id}")`` from the seed's variants sorted by ``variant_id``
+    (independent of the other seeds and of the row order), kept in their original order."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     by_seed: dict[str, list[int]] = {}
@@ -151,7 +151,9 @@ def sample_variants(rows: Sequence[dict[str, Any]], k: int, sample_seed: int = 0
             by_seed.setdefault(row["seed_id"], []).append(i)
     keep = set()
     for sid, idx in by_seed.items():
-        keep.update(idx if len(idx) <= k else random.Random(f"{sample_seed}:{sid}").sample(idx, k))
+        if len(idx) > k:  # draw from the variants sorted by id, so the row order does not matter
+            idx = random.Random(f"{sample_seed}:{sid}").sample(sorted(idx, key=lambda i: rows[i]["variant_id"]), k)
+        keep.update(idx)
     return [row for i, row in enumerate(rows) if row["is_seed"] or i in keep]
 
 

@@ -59,6 +59,8 @@ __all__ = [
 WORD_CLASSES: dict[str, str] = {"NNG": "NOUN", "NNP": "NOUN", "VV": "VERB", "VA": "ADJ", "MAG": "ADV"}
 
 _EOJEOL = re.compile(r"\S+")
+#: Tags that may precede a stem in its eojeol: opening brackets and quotes (not numbers: 10층 is skipped).
+_OPENING = {"SSO", "SS"}
 
 
 def word_class(tag: str) -> str | None:
@@ -148,7 +150,7 @@ def _occurrences(kiwi, text: str, analysed, form: str, cls: str, counts: Counter
         idx = [k for k, _ in same].index(i)
         before = [t for _, t in same[:idx]]
         after = [t for _, t in same[idx + 1:]]
-        if any(not t.tag.startswith("S") for t in before):
+        if any(t.tag not in _OPENING for t in before):
             counts["not_eojeol_initial"] += 1
             return None
         if cls == "NOUN" and after and after[0].tag.startswith("XS") and after[0].tag != "XSN":

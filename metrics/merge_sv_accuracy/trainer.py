@@ -46,6 +46,10 @@ def compute_metrics_factory(
     shape (N, num_labels), or a tuple whose first item is those logits; and label ids), predicts
     ``argmax(-1)`` and returns :func:`flatten_result` of the MERGE metrics (``Trainer`` prefixes ``eval_``).
     The SV curve is computed on ``thresholds`` (MC uses them); only ``curve_points`` are logged.
+
+    Works with ``TrainingArguments(batch_eval_metrics=True)`` too: then ``Trainer`` calls it per batch with
+    ``compute_result=False`` (argmax predictions and labels are kept, ``{}`` returned) and with
+    ``compute_result=True`` on the last batch (the metrics of all rows; the store is emptied).
     """
     ids = as_seed_ids(list(seed_ids))
     flags = None if is_seed is None else as_flags(list(is_seed))
@@ -54,19 +58,32 @@ def compute_metrics_factory(
     if curve_points is not None:
         as_threshold_grid(curve_points)
 
-    def compute_metrics(eval_pred: Any) -> dict[str, float]:
+    store: dict[str, list[np.ndarray]] = {"preds": [], "labels": []}
+
+    def _numpy(x: Any) -> np.ndarray:
+        if hasattr(x, "detach"):
+            x = x.detach().float().cpu() if x.is_floating_point() else x.detach().cpu()
+        return np.asarray(x)
+
+    def compute_metrics(eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
         logits, labels = eval_pred[0], eval_pred[1]
         if isinstance(logits, (tuple, list)):
             logits = logits[0]
-        logits = np.asarray(logits)
+        logits = _numpy(logits)
         if logits.ndim != 2:
             raise ValueError(f"expected logits of shape (N, num_labels), got {logits.shape}")
-        if len(logits) != len(ids):
-            raise ValueError(f"the evaluation set has {len(logits)} rows but compute_metrics_factory was given "
+        store["preds"].append(logits.argmax(-1))
+        store["labels"].append(_numpy(labels).astype(np.int64).reshape(-1))
+        if compute_result is False:
+            return {}
+        preds, gold = np.concatenate(store["preds"]), np.concatenate(store["labels"])
+        store["preds"].clear()
+        store["labels"].clear()
+        if len(preds) != len(ids):
+            raise ValueError(f"the evaluation set has {len(preds)} rows but compute_metrics_factory was given "
                              f"{len(ids)} seed_ids: build it from the same dataset, in the same order")
-        preds = logits.argmax(-1)
-        result = seed_variant_accuracy(preds, np.asarray(labels).astype(np.int64), ids, is_seed=flags,
-                                       word_classes=classes, thresholds=thresholds)
+        result = seed_variant_accuracy(preds, gold, ids, is_seed=flags, word_classes=classes,
+                                       thresholds=thresholds)
         return flatten_result(result, curve_points)
 
     return compute_metrics
