@@ -33,7 +33,7 @@ import numpy as np
 
 from .bert import PRF, default_layer, layer_scores, model_depth
 from .corpus import Corpus, build_named
-from .correlation import bootstrap_indices, correlate
+from .correlation import bootstrap_indices, correlate, paired_difference
 from .ngram import NGRAM_METRICS, TOKENIZATIONS, sentence_scores
 
 __all__ = ["BenchmarkConfig", "BenchmarkResult", "run_benchmark", "write_outputs", "bert_column",
@@ -107,6 +107,8 @@ class BenchmarkResult:
     signature: str
     model_label: str = ""
     notes: list[str] = field(default_factory=list)
+    #: BERT-F1 (Table 2 layer) minus each n-gram metric in Pearson, with paired bootstrap intervals.
+    comparisons: list[dict[str, Any]] = field(default_factory=list)
 
     def correlations(self, column: str) -> dict[str, Any]:
         for row in self.table2:
@@ -126,7 +128,8 @@ class BenchmarkResult:
         return _finite({
             "signature": self.signature, "config": self.config, "model": self.model_label,
             "corpus": self.corpus, "n_pairs": len(self.ids), "table2": self.table2, "table3": self.table3,
-            "table4": self.table4, "best_layer": self.best_layer, "notes": self.notes,
+            "table4": self.table4, "best_layer": self.best_layer, "comparisons": self.comparisons,
+            "notes": self.notes,
         })
 
 
@@ -209,12 +212,11 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
     human = np.array([r["human_score"] for r in records], dtype=np.float64)
     progress = _progress_fn(cfg.progress)
 
-    columns: dict[str, np.ndarray] = dict(sentence_scores(cands, refs, tokenize=cfg.tokenize,
-                                                          bleu_smooth=cfg.bleu_smooth, progress=progress))
     idf_flags = {"off": [False], "on": [True], "both": [False, True]}[cfg.idf] if cfg.bert else []
     table_layer = None
     layer_list: list[int] = []
-    if cfg.bert:
+    wanted = None
+    if cfg.bert:  # resolve the model first: a model that cannot load fails before any work
         depth = model_depth(cfg.model)
         wanted = _parse_layers(cfg.layers, depth)
         table_layer = cfg.layer if cfg.layer is not None else default_layer(cfg.model)
@@ -222,6 +224,9 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
             raise ValueError(f"layer {table_layer} is outside 0..{depth}")
         if wanted is not None and table_layer not in wanted:
             wanted = sorted({*wanted, table_layer})
+    columns: dict[str, np.ndarray] = dict(sentence_scores(cands, refs, tokenize=cfg.tokenize,
+                                                          bleu_smooth=cfg.bleu_smooth, progress=progress))
+    if cfg.bert:
         for flag in idf_flags:
             if cfg.progress:
                 print(f"korbertscore: {cfg.model}, all layers in one pass, idf={'on' if flag else 'off'} ...",
@@ -244,6 +249,14 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
             col = bert_column(key, table_layer, flag)
             table2.append({"metric": f"BERT-{key}{' (idf)' if flag else ''}", "column": col,
                            "layer": table_layer, "idf": flag, **corr[col]})
+    comparisons = []
+    if cfg.bert:
+        f1 = bert_column("F1", table_layer, idf_flags[0])
+        for name in NGRAM_METRICS:
+            sign = -1.0 if name == "TER" else 1.0  # TER: lower is better, so compare with -TER
+            diff = paired_difference(columns[f1], sign * columns[name], human, indices)
+            comparisons.append({"a": f1, "b": ("-" if sign < 0 else "") + name, "statistic": "pearson",
+                                "difference": diff["difference"], "ci": diff["ci"]})
     table3 = []
     best_layer: dict[str, int] = {}
     for flag in idf_flags:
@@ -291,7 +304,7 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
         config=_finite(asdict(cfg)), corpus=_finite(meta), ids=[str(r["id"]) for r in records], references=refs,
         candidates=cands, human=human, rating_mean=np.array([r["rating_mean"] for r in records], dtype=float),
         columns=columns, table2=table2, table3=table3, table4=table4, best_layer=best_layer, signature=signature,
-        model_label=model_label or (cfg.model if cfg.bert else "none"), notes=notes)
+        model_label=model_label or (cfg.model if cfg.bert else "none"), notes=notes, comparisons=comparisons)
 
 
 # ----------------------------------------------------------------------------------------------- printing
@@ -315,6 +328,10 @@ def format_table2(result: BenchmarkResult) -> str:
                      f"{_f(r['spearman']):>8} {_ci(r['spearman_ci']):<18}")
     best = result.best_metric()
     lines.append(f"best |Pearson|: {best['metric']} ({best['pearson']:+.4f}); model: {result.model_label}")
+    if result.comparisons:
+        a = result.comparisons[0]["a"]
+        parts = [f"{c['b']} {c['difference']:+.4f} {_ci(c['ci'])}" for c in result.comparisons]
+        lines.append(f"Pearson of {a} minus (paired bootstrap 95%): " + "; ".join(parts))
     return "\n".join(lines)
 
 

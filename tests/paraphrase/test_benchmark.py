@@ -55,6 +55,17 @@ def test_table2_numbers_equal_scipy_on_the_columns(result):
     assert {r["layer"] for r in result.table2 if r["metric"].startswith("BERT")} == {8}
 
 
+def test_paired_comparisons_of_bert_f1_with_ngram_metrics(result):
+    f1 = result.columns[bert_column("F1", 8, False)]
+    assert [c["b"] for c in result.comparisons] == ["BLEU", "GLEU", "-TER", "chrF"]
+    for c in result.comparisons:
+        other = -result.columns["TER"] if c["b"] == "-TER" else result.columns[c["b"]]
+        expect = stats.pearsonr(f1, result.human)[0] - stats.pearsonr(other, result.human)[0]
+        assert c["difference"] == pytest.approx(expect, abs=1e-12)
+        assert c["ci"][0] <= c["difference"] <= c["ci"][1]
+    assert "Pearson of BERT-F1@L8 minus" in format_table2(result)
+
+
 def test_ngram_columns_equal_direct_calls(result):
     direct = sentence_scores(result.candidates, result.references, tokenize="ko-mecab")
     for name, col in direct.items():

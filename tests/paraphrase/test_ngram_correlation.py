@@ -86,3 +86,20 @@ def test_row_helpers_and_constant_column():
         correlate(np.array([1.0, np.nan, 2]), np.arange(3.0))
     with pytest.raises(ValueError, match="at least 2 pairs"):
         bootstrap_indices(1)
+
+
+def test_paired_difference_matches_scipy_on_same_resamples():
+    from kometrics.datasets_scripts.paraphrase.correlation import paired_difference
+
+    rng = np.random.default_rng(4)
+    human = rng.normal(size=50)
+    a = human + rng.normal(scale=0.5, size=50)
+    b = human + rng.normal(scale=2.0, size=50)
+    idx = bootstrap_indices(50, 200, seed=1)
+    out = paired_difference(a, b, human, idx)
+    assert out["difference"] == pytest.approx(stats.pearsonr(a, human)[0] - stats.pearsonr(b, human)[0])
+    diffs = [stats.pearsonr(a[i], human[i])[0] - stats.pearsonr(b[i], human[i])[0] for i in idx]
+    assert out["ci"] == pytest.approx(list(np.quantile(diffs, [0.025, 0.975])))
+    assert out["ci"][0] > 0  # a is clearly closer to the human scores
+    sp = paired_difference(a, b, human, idx, method="spearman")
+    assert sp["difference"] == pytest.approx(stats.spearmanr(a, human)[0] - stats.spearmanr(b, human)[0])
