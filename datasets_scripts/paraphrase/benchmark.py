@@ -158,13 +158,18 @@ def _parse_layers(layers: str | Sequence[int] | None, depth: int) -> list[int] |
         return None
     if isinstance(layers, str):
         out: list[int] = []
-        for part in layers.split(","):
-            part = part.strip()
-            if "-" in part:
-                lo, hi = part.split("-", 1)
-                out.extend(range(int(lo), int(hi) + 1))
-            elif part:
-                out.append(int(part))
+        try:
+            for part in layers.split(","):
+                part = part.strip()
+                if "-" in part:
+                    lo, hi = part.split("-", 1)
+                    out.extend(range(int(lo), int(hi) + 1))
+                elif part:
+                    out.append(int(part))
+        except ValueError:
+            raise ValueError(f"layers must be 'all', a range like 0-12 or a list like 4,8,12; got {layers!r}") from None
+        if not out:
+            raise ValueError(f"layers {layers!r} names no layer")
         layers = out
     bad = [lay for lay in layers if not 0 <= int(lay) <= depth]
     if bad:

@@ -27,6 +27,7 @@ import csv
 import hashlib
 import json
 import math
+import numbers
 import os
 import warnings
 from collections.abc import Sequence
@@ -123,7 +124,7 @@ def _validate_pairs(pairs: Sequence[Pair], scale: tuple[float, float]) -> None:
         if not p.ratings:
             raise ValueError(f"pairs[{i}] (id {p.id!r}) has no rating")
         for j, v in enumerate(p.ratings):
-            if not (isinstance(v, (int, float)) and math.isfinite(v)):
+            if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v)):
                 raise ValueError(f"pairs[{i}] (id {p.id!r}): rating {j} is {v!r}, not a finite number")
             if not lo <= v <= hi:
                 raise ValueError(f"pairs[{i}] (id {p.id!r}): rating {v} of rater {p.rater_ids[j]!r} is outside "

@@ -203,3 +203,15 @@ def test_demo_section(tmp_path, data_dir, tiny_bert):
     text = "\n".join(section.lines)
     assert "Table 2" in text and "Pearson" in text
     assert section.results["n_pairs"] == 30
+
+
+def test_layer_specs():
+    from kometrics.datasets_scripts.paraphrase.benchmark import _parse_layers
+
+    assert _parse_layers("all", 12) is None and _parse_layers(None, 12) is None
+    assert _parse_layers("0-3, 8", 12) == [0, 1, 2, 3, 8]
+    assert _parse_layers([8, 4, 8], 12) == [4, 8]
+    with pytest.raises(ValueError, match="outside 0..12"):
+        _parse_layers("13", 12)
+    with pytest.raises(ValueError, match="layers must be 'all'"):
+        _parse_layers("x", 12)
