@@ -493,15 +493,20 @@ def build_references(utterances: Sequence[Utterance] | Sequence[str], pool: Sequ
     cache.mkdir(parents=True, exist_ok=True)
     jobs = _plan(utts, pool, cfg, backend.name)
     stats = _Stats(requests=len(jobs))
-    todo = []
+    # identical prompts (the same few-shot sample drawn twice) are asked once and count for each iteration
+    unique: dict[str, _Job] = {}
     for job in jobs:
+        unique.setdefault(job.key, job)
+    todo = []
+    for job in unique.values():
         cached = _read_cached(cache / f"{job.key}.json")
         if cached is not None:
             job.response, job.cached = cached, True
             stats.cached += 1
         else:
             todo.append(job)
-    logger.info("lmre build: %d requests, %d cached, %d to ask %s", len(jobs), stats.cached, len(todo), backend.name)
+    logger.info("lmre build: %d requests (%d distinct), %d cached, %d to ask %s", len(jobs), len(unique),
+                stats.cached, len(todo), backend.name)
     stop = threading.Event()
     bar = None
     if progress and todo:
@@ -532,12 +537,14 @@ def build_references(utterances: Sequence[Utterance] | Sequence[str], pool: Sequ
         if bar is not None:
             bar.close()
     executor.shutdown(wait=True)
+    for job in jobs:
+        job.response = unique[job.key].response
     if stats.failed and not cfg.allow_failures:
-        raise BuildError(f"{stats.failed} of {stats.requests} requests failed after {cfg.max_retries} retries "
+        raise BuildError(f"{stats.failed} of {len(unique)} requests failed after {cfg.max_retries} retries "
                          f"({stats.asked} answered now, {stats.cached} from the cache {cache}); run again to ask "
                          "only the missing ones, or pass allow_failures=True")
     if stats.failed:
-        warnings.warn(f"lmre build: {stats.failed} of {stats.requests} requests failed; the references miss "
+        warnings.warn(f"lmre build: {stats.failed} of {len(unique)} requests failed; the references miss "
                       "their answers (rerun with the same cache to complete them)", stacklevel=2)
 
     counts: dict[str, Counter] = {u.id: Counter() for u in utts}
@@ -584,6 +591,7 @@ def build_references(utterances: Sequence[Utterance] | Sequence[str], pool: Sequ
         "utterances": len(utts),
         "pool": len(pool),
         "requests": stats.requests,
+        "distinct_prompts": len(unique),
         "cached": stats.cached,
         "asked": stats.asked,
         "retries": stats.retries,
