@@ -243,3 +243,15 @@ def test_accelerate_two_cpu_processes_shard_in_order(tiny_bert, korsts_pairs, tm
     assert [r["id"] for r in rows] == list(range(23))
     plain = score(cands[:23], refs[:23], model_type=tiny_bert, num_layers=6)
     np.testing.assert_allclose([r["f1"] for r in rows], plain["f1"], atol=1e-6)
+
+
+def test_demo_section_on_real_pairs(tiny_bert, data_dir):
+    from kometrics.demo import DemoContext
+    from kometrics.korbertscore.demo import run
+
+    ctx = DemoContext(data_dir=data_dir, limit=30, offline=True, models={"bert": tiny_bert})
+    section = run(ctx)
+    assert set(section.results) == {"KLUE-STS dev", "KorSTS dev"}
+    for res in section.results.values():
+        assert res["n"] == 30 and -1 <= res["pearson_f1"] <= 1
+    assert any("Pearson" in line for line in section.lines)
