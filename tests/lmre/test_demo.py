@@ -1,0 +1,17 @@
+"""The demo section runs on real KLUE-DP sentences and reports per-strategy acceptance."""
+
+from __future__ import annotations
+
+from kometrics.demo import DemoContext
+from kometrics.lmre.demo import run
+
+
+def test_demo_section(data_dir, tmp_path):
+    section = run(DemoContext(data_dir=data_dir, limit=40, offline=True, cache_dir=tmp_path))
+    text = "\n".join(section.lines)
+    assert "STAND-IN" in text
+    results = section.results["strategies"]
+    assert set(results) == {"comma", "rule", "length", "dependency"}
+    for r in results.values():
+        assert 0.0 <= r["em"] <= r["f1"] <= 1.0  # EM acceptance can never exceed F1 acceptance at theta 0.5
+    assert section.results["corpus"]["utterances"] == 40
