@@ -26,16 +26,16 @@ def kiwi():
 def klue_seeds(data_dir):
     from kometrics.datasets_scripts.merge import read_seeds
 
-    return read_seeds("klue", data_dir=data_dir, limit=12)
+    return read_seeds("klue", data_dir=data_dir, limit=24)
 
 
 @pytest.fixture(scope="session")
 def tiny_merge_dir(tmp_path_factory, tiny_bert, klue_seeds, kiwi):
-    """A MERGE folder from 12 KLUE-NLI dev seeds and the tiny random MLM (floor 0: random weights give
+    """A MERGE folder from 24 KLUE-NLI dev seeds and the tiny random MLM (floor 0: random weights give
     flat distributions)."""
     from kometrics.datasets_scripts.merge import MereOptions, MLMFillMask, build_dataset
 
     out = tmp_path_factory.mktemp("merge-tiny")
     stats = build_dataset(klue_seeds, MLMFillMask(tiny_bert), out, k=2, sample_seed=0, kiwi=kiwi,
-                          options=MereOptions(top_k=20, probability_floor=0.0), mlm_name="tiny_bert")
+                          options=MereOptions(top_k=30, probability_floor=0.0), mlm_name="tiny_bert")
     return out, stats

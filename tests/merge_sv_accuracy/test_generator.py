@@ -203,7 +203,7 @@ def test_same_seed_and_options_give_the_same_files(tiny_merge_dir, tiny_bert, kl
 
     out, _ = tiny_merge_dir
     build_dataset(klue_seeds, MLMFillMask(tiny_bert), tmp_path, k=2, sample_seed=0, kiwi=kiwi,
-                  options=MereOptions(top_k=20, probability_floor=0.0), mlm_name="tiny_bert")
+                  options=MereOptions(top_k=30, probability_floor=0.0), mlm_name="tiny_bert")
     for name in ("data/all.jsonl", "data/var.jsonl", "stats.json", "README.md"):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
 

@@ -1,0 +1,109 @@
+"""The Trainer hook in a real ``Trainer.evaluate()`` of a tiny BERT NLI classifier on a MERGE set built by
+MERE, and the Space answering through gradio_client."""
+
+from __future__ import annotations
+
+import socket
+
+import numpy as np
+import pytest
+
+from kometrics.merge_sv_accuracy import compute_metrics_factory, flatten_result, seed_variant_accuracy
+
+from ..conftest import METRICS_DIR
+
+
+@pytest.fixture(scope="module")
+def merge_eval(tiny_bert, tiny_merge_dir):
+    import datasets
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    out, _ = tiny_merge_dir
+    ds = datasets.load_dataset(str(out), "all", split="test").to_dict()  # plain lists
+    tokenizer = AutoTokenizer.from_pretrained(tiny_bert)
+    enc = tokenizer(ds["premise"], ds["hypothesis"], truncation=True, max_length=128, padding="max_length")
+    feats = datasets.Dataset.from_dict({**enc, "labels": ds["label"]})
+    torch.manual_seed(0)
+    model = AutoModelForSequenceClassification.from_pretrained(tiny_bert, num_labels=3)
+    assert not all(ds["is_seed"]), "the tiny MLM gave no variant"
+    return model, feats, ds
+
+
+def _trainer(model, ds, tmp_path, compute_metrics, batch_eval_metrics=False):
+    from transformers import Trainer, TrainingArguments
+
+    args = TrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=16, report_to=[],
+                             batch_eval_metrics=batch_eval_metrics, use_cpu=True, disable_tqdm=True)
+    return Trainer(model=model, args=args, eval_dataset=ds, compute_metrics=compute_metrics)
+
+
+@pytest.mark.parametrize("batch_eval_metrics", [False, True])
+def test_trainer_evaluate_reports_merge_metrics(merge_eval, tmp_path, batch_eval_metrics):
+    model, feats, ds = merge_eval
+    hook = compute_metrics_factory(ds["seed_id"], ds["is_seed"], ds["word_class"], curve_points=None)
+    metrics = _trainer(model, feats, tmp_path, hook, batch_eval_metrics).evaluate()
+    # Independent reference: the raw logits of the same model, argmax, scored with the library call.
+    raw = _trainer(model, feats, tmp_path / "raw", None).predict(feats)
+    assert raw.predictions.shape == (len(ds["label"]), 3)
+    preds = raw.predictions.argmax(-1)
+    want = seed_variant_accuracy(preds, ds["label"], ds["seed_id"], is_seed=ds["is_seed"],
+                                 word_classes=ds["word_class"])
+    flat = flatten_result(want)
+    assert {k: metrics[f"eval_{k}"] for k in flat} == pytest.approx(flat, abs=1e-12)
+    assert metrics["eval_accuracy"] == pytest.approx(
+        float(np.mean(preds[~np.asarray(ds["is_seed"])] == np.asarray(ds["label"])[~np.asarray(ds["is_seed"])])))
+    assert "eval_matching_correctness" in metrics and "eval_sv_accuracy@0.5" in metrics
+
+
+def test_hook_checks_lengths_and_logs_curve_points():
+    hook = compute_metrics_factory(["a", "a", "b", "b"], [True, False, True, False], curve_points=[0.5, 1.0])
+    logits = np.eye(3)[[0, 0, 1, 2]]
+    out = hook((logits, np.array([0, 0, 1, 1])))
+    assert out == {"accuracy": 0.5, "seed_accuracy": 1.0, "matching_correctness": 1.0,
+                   "variant_accuracy_given_seed_correct": 0.5, "sv_accuracy@0.5": 0.5, "sv_accuracy@1": 0.5}
+    with pytest.raises(ValueError, match="has 3 rows but compute_metrics_factory was given 4 seed_ids"):
+        hook((logits[:3], np.array([0, 0, 1])))
+    with pytest.raises(ValueError, match=r"thresholds\[0\]"):
+        compute_metrics_factory(["a"], None, thresholds=[0])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_space_answers_through_gradio_client(tmp_path):
+    import csv
+    import importlib.util
+    import io
+
+    from gradio_client import Client, handle_file
+
+    spec = importlib.util.spec_from_file_location("merge_sv_app", METRICS_DIR / "merge_sv_accuracy" / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    rows = list(csv.DictReader(io.StringIO(app.EXAMPLE)))
+    want = seed_variant_accuracy([int(r["prediction"]) for r in rows], [int(r["label"]) for r in rows],
+                                 [r["seed_id"] for r in rows], is_seed=[r["is_seed"] == "true" for r in rows],
+                                 word_classes=[r["word_class"] for r in rows])
+    port = _free_port()
+    app.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
+    try:
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        plot, summary, result = client.predict(None, app.EXAMPLE, "", api_name="/score")
+        assert result["matching_correctness"] == want["matching_correctness"]
+        assert result["sv_accuracy"] == {str(k): v for k, v in want["sv_accuracy"].items()}
+        assert f"MC = {want['matching_correctness']:.2f}" in summary
+        assert plot is not None
+        # an uploaded jsonl file, and a bad table answered with a readable error
+        f = tmp_path / "preds.jsonl"
+        f.write_text("\n".join(f'{{"seed_id": "{r["seed_id"]}", "label": {r["label"]}, '
+                               f'"prediction": {r["prediction"]}}}' for r in rows), encoding="utf-8")
+        _, _, result = client.predict(handle_file(str(f)), "", "0.5 1.0", api_name="/score")
+        assert result["seed_accuracy"] is None and set(result["sv_accuracy"]) == {"0.5", "1.0"}
+        with pytest.raises(Exception, match="label"):
+            client.predict(None, "seed_id,prediction\na,1\n", "", api_name="/score")
+    finally:
+        app.demo.close()
