@@ -143,11 +143,14 @@ def run_demo(data_dir: str | None = None, limit: int | None = None, offline: boo
     print("kometrics demo", file=out)
     print(f"data: {ctx.data_dir}", file=out)
     failed = []
-    for name in only or METRICS:
+    sections = [(name, f"{__package__}.{name}.demo") for name in (only or METRICS)]
+    if not only:
+        sections.append(("paraphrase benchmark", f"{__package__}.datasets_scripts.paraphrase.demo"))
+    for name, module_name in sections:
         try:
-            mod = importlib.import_module(f"{__package__}.{name}.demo")
+            mod = importlib.import_module(module_name)
         except ModuleNotFoundError as e:
-            if e.name and e.name.startswith(f"{__package__}.{name}"):
+            if e.name and module_name.startswith(e.name):
                 print(f"\n== {name}: not in this installation ==", file=out)
                 continue
             raise
@@ -159,17 +162,6 @@ def run_demo(data_dir: str | None = None, limit: int | None = None, offline: boo
             print(f"\n== {name}: FAILED ==\n{traceback.format_exc()}", file=out)
             continue
         print(f"\n== {section.title} ({time.perf_counter() - start:.1f} s) ==", file=out)
-        for line in section.lines:
-            print(f"  {line}", file=out)
-    for extra in ("kometrics.datasets_scripts.paraphrase.demo",):
-        if only:
-            break
-        try:
-            mod = importlib.import_module(extra)
-        except ModuleNotFoundError:
-            continue
-        section = mod.run(ctx)
-        print(f"\n== {section.title} ==", file=out)
         for line in section.lines:
             print(f"  {line}", file=out)
     if ctx.notes:
