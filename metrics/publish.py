@@ -6,7 +6,8 @@
   caches (``__pycache__``, ``*.pyc``, ``tests/``, ``.pytest_cache``, ...);
 - its ``README.md`` metric card, whose YAML front matter is the Space configuration (``sdk: gradio``,
   ``app_file: app.py``, the ``evaluate``/``metric`` tags); missing keys are filled in;
-- a ``requirements.txt`` with the metric's own needs plus a pin of this kometrics release;
+- a ``requirements.txt`` with the metric's own needs plus a pin of this kometrics release, and a
+  ``packages.txt`` (``fonts-nanum``, so that plots show Hangul) unless the folder has its own;
 - calls written for a checkout, ``evaluate.load("metrics/<name>")``, rewritten to the Space id
   ``evaluate.load("ORG/<name>")`` in the code examples and the card.
 
@@ -52,6 +53,8 @@ IGNORE_PATTERNS = ("__pycache__", "*.pyc", "*.pyo", "tests", "test_*.py", ".pyte
 #: Keys of the README front matter a Gradio metric Space needs, with the values filled in when missing.
 REQUIRED_CARD_KEYS = {"sdk": "gradio", "app_file": "app.py"}
 PLAYGROUND_NAME = "kometrics-playground"
+#: ``packages.txt`` of a metric Space (apt packages the Space installs): Hangul glyphs for matplotlib plots.
+SPACE_PACKAGES = ("fonts-nanum",)
 _REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
@@ -182,6 +185,8 @@ def build_space(name: str, out_dir: str | Path, org: str, requirement: str | Non
     reqs = src / "requirements.txt"
     (dest / "requirements.txt").write_text(space_requirements(reqs if reqs.is_file() else None, requirement),
                                            encoding="utf-8")
+    if not (dest / "packages.txt").is_file():  # Debian packages of the Space: a font with Hangul for the plots
+        (dest / "packages.txt").write_text("\n".join(SPACE_PACKAGES) + "\n", encoding="utf-8")
     return SpaceBuild(name=name, repo_id=f"{org}/{name}", folder=dest)
 
 

@@ -77,7 +77,7 @@ def test_dry_run_folder(name, dry_run):
     files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
     expected = {p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()
                 and "__pycache__" not in p.parts and "tests" not in p.parts and p.suffix != ".pyc"}
-    expected.add("requirements.txt")
+    expected |= {"requirements.txt", "packages.txt"}
     assert files == expected
     meta = yaml.safe_load((folder / "README.md").read_text(encoding="utf-8").split("---\n", 2)[1])
     assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py" and meta.get("sdk_version")
@@ -283,7 +283,8 @@ def test_build_space_pieces(tmp_path):
     build = build_space("toy", tmp_path / "out", "org", source=src)
     assert build.repo_id == "org/toy" and build.url == "https://huggingface.co/spaces/org/toy"
     files = sorted(p.relative_to(build.folder).as_posix() for p in build.folder.rglob("*") if p.is_file())
-    assert files == ["README.md", "app.py", "requirements.txt", "toy.py"]
+    assert files == ["README.md", "app.py", "packages.txt", "requirements.txt", "toy.py"]
+    assert (build.folder / "packages.txt").read_text(encoding="utf-8").split() == ["fonts-nanum"]
     code = (build.folder / "toy.py").read_text(encoding="utf-8")
     assert 'evaluate.load("org/toy")' in code and "evaluate.load('org/toy')" in code
     assert '"metrics/toy_other"' in code  # another name is left alone

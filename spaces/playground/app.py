@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import math
 import os
 from functools import cache
@@ -36,7 +37,7 @@ from typing import Any
 import gradio as gr
 
 #: Documented Hub defaults (the metric cards say how they were chosen).
-DEFAULT_BERT_MODEL = "klue/bert-base"
+DEFAULT_BERT_MODEL = "klue/bert-base"  # kometrics.korbertscore.DEFAULT_MODEL
 DEFAULT_LM_MODEL = "skt/kogpt2-base-v2"
 
 EXAMPLE_CANDIDATE = "오늘은 날씨가 정말 좋네요."
@@ -256,7 +257,7 @@ def merge_sv_curve(table: Any, upload: Any = None):
     if result.get("matching_correctness") is not None:
         lines.append(f"**matching correctness (MC)** = {_fmt(result.get('matching_correctness'))}: the "
                      "correctness threshold whose SV accuracy is closest to the seed accuracy")
-    return fig, "  \n".join(lines), result
+    return fig, "  \n".join(lines), json.loads(json.dumps(result, default=str))
 
 
 def _merge_tab() -> None:
@@ -296,14 +297,16 @@ def lmre_explain(prediction: str, references: str, similarity: str, theta: float
     except (ValueError, TypeError) as e:
         raise _user_error(e) from e
     accepted = bool(result.get("accepted"))
-    best = result.get("best_score")
-    best_ref = result.get("best_reference")
-    matching = refs[best_ref] if isinstance(best_ref, int) and 0 <= best_ref < len(refs) else best_ref
     verdict = "✅ **Accepted**" if accepted else "❌ **Rejected**"
     relation = ">" if accepted else "≤"
-    text = (f"{verdict}: best {similarity.upper()} = {_fmt(best)} {relation} θ = {float(theta):g}  \n"
-            f"Matching reference: `{matching}`")
-    return text, result
+    text = (f"{verdict}: best {similarity.upper()} = {_fmt(result.get('best_score'))} {relation} "
+            f"θ = {float(theta):g}  \nMatching reference: `{result.get('best_reference')}`")
+    if result.get("why"):
+        text += f"  \n{result['why']}"
+    rows = [[r.get("index"), r.get("annotation"), _fmt(r.get("score")), "; ".join(r.get("matched", [])),
+             "; ".join(r.get("missing", [])), "; ".join(r.get("extra", []))]
+            for r in result.get("references", []) if isinstance(r, dict)]
+    return text, rows, result
 
 
 def _lmre_tab() -> None:
@@ -323,8 +326,11 @@ def _lmre_tab() -> None:
         break_types = gr.Radio(["binary", "typed"], value="binary", label="Break types", elem_id="lmre-types")
     button = gr.Button("Check", variant="primary", elem_id="lmre-run")
     verdict = gr.Markdown(elem_id="lmre-verdict")
-    details = gr.JSON(label="Details", elem_id="lmre-details")
-    button.click(lmre_explain, [prediction, references, similarity, theta, break_types], [verdict, details],
+    table = gr.Dataframe(headers=["#", "reference", "score", "matched", "missing", "extra"], wrap=True,
+                         label="Every reference", interactive=False, elem_id="lmre-table")
+    with gr.Accordion("Full result", open=False):
+        details = gr.JSON(label="Details", elem_id="lmre-details")
+    button.click(lmre_explain, [prediction, references, similarity, theta, break_types], [verdict, table, details],
                  api_name="lmre_explain")
 
 

@@ -136,10 +136,28 @@ def test_lmre_handler_reports_the_library_verdict(app):
 
     refs = app.EXAMPLE_REFERENCES.splitlines()
     for theta in (0.0, 0.99):
-        text, result = app.lmre_explain(app.EXAMPLE_PREDICTION, app.EXAMPLE_REFERENCES, "f1", theta, "binary")
+        text, rows, result = app.lmre_explain(app.EXAMPLE_PREDICTION, app.EXAMPLE_REFERENCES, "f1", theta, "binary")
         expected = explain(app.EXAMPLE_PREDICTION, refs, similarity="f1", theta=theta, break_types="binary")
         assert result == expected
         assert ("Accepted" in text) == bool(expected["accepted"])
+        assert f"`{expected['best_reference']}`" in text
+        assert [row[1] for row in rows] == refs
+
+
+@needs_merge
+def test_merge_handler_on_the_example_by_hand(app):
+    """EXAMPLE_MERGE: seeds s1, s2 right and s3 wrong (2/3); variants right 2/3, 1/3, 2/3 (5 of 9).
+
+    SV(CT) = 1 for CT <= 1/3, 2/3 for 1/3 < CT <= 2/3, 0 above; the CT grid point whose SV is closest to the
+    seed accuracy 2/3, ties to the higher CT, is 0.65.
+    """
+    fig, summary, result = app.merge_sv_curve(app.EXAMPLE_MERGE)
+    assert result["seed_accuracy"] == pytest.approx(2 / 3)
+    assert result["accuracy"] == pytest.approx(5 / 9)
+    assert result["matching_correctness"] == pytest.approx(0.65)
+    sv = {round(float(k), 2): v for k, v in result["sv_accuracy"].items()}
+    assert sv[0.3] == 1.0 and sv[0.35] == pytest.approx(2 / 3) and sv[0.65] == pytest.approx(2 / 3) and sv[0.7] == 0.0
+    assert fig.axes, "plot_sv_curve returned an empty figure"
 
 
 @needs_perplexity
@@ -164,13 +182,15 @@ def _tab(page, name: str) -> None:
 def test_page_has_every_tab(page, playground_url, screenshot):
     open_app(page, playground_url)
     for name in ("KorBERTScore", "Perplexity", "MERGE SV curve", "LMRE", "KLUE-STS"):
-        assert page.get_by_role("tab", name=name).is_visible(), name
+        page.get_by_role("tab", name=name).wait_for(state="visible", timeout=30_000)
     screenshot(page, "playground-start")
 
 
 @pytest.mark.browser
 @needs_korbertscore
-def test_korbertscore_tab(page, playground_url, screenshot, tiny_bert):
+def test_korbertscore_tab(page, playground_url, screenshot, tiny_bert, app):
+    from kometrics.korbertscore import score
+
     open_app(page, playground_url)
     _tab(page, "KorBERTScore")
     page.locator("#kbs-model textarea, #kbs-model input").first.fill(tiny_bert)
@@ -179,6 +199,11 @@ def test_korbertscore_tab(page, playground_url, screenshot, tiny_bert):
     page.locator("#kbs-plot img, #kbs-plot canvas, #kbs-plot svg").first.wait_for(state="visible")
     summary = page.locator("#kbs-summary")
     summary.get_by_text("layer 4").wait_for()
+    summary.get_by_text("F1").wait_for()
+    expected = score([app.EXAMPLE_CANDIDATE], [app.EXAMPLE_REFERENCE], model_type=tiny_bert, num_layers=4)
+    text = summary.inner_text()
+    for key, label in (("precision", "P"), ("recall", "R"), ("f1", "F1")):
+        assert f"{label} = {float(expected[key][0]):.4f}" in text, (key, text)
     screenshot(page, "playground-korbertscore")
 
 
@@ -195,7 +220,9 @@ def test_perplexity_tab(page, playground_url, screenshot, tiny_gpt2):
     summary = page.locator("#ppl-summary").inner_text()
     assert f"{len(expected)} scored tokens" in summary
     assert f"{sum(b for _, b in expected):.2f} bits" in summary
-    assert page.locator("#ppl-table tbody tr").count() >= 1
+    rows = page.locator("#ppl-table div[role=row]")
+    rows.first.wait_for()
+    assert rows.count() == len(expected)
     screenshot(page, "playground-perplexity")
 
 
@@ -207,31 +234,43 @@ def playground_module_text() -> str:
 
 @pytest.mark.browser
 @needs_merge
-def test_merge_tab(page, playground_url, screenshot):
+def test_merge_tab(page, playground_url, screenshot, app):
     open_app(page, playground_url)
     _tab(page, "MERGE SV curve")
     page.locator("#merge-run").click()
+    page.locator("#merge-summary").get_by_text("matching correctness").wait_for()
     page.locator("#merge-plot img, #merge-plot canvas, #merge-plot svg").first.wait_for(state="visible")
     text = page.locator("#merge-summary").inner_text()
-    # The example table: 9 variant rows of which 4 are right; seeds s1 and s2 right, s3 wrong.
-    assert "seed accuracy" in text
+    _, expected_summary, result = app.merge_sv_curve(app.EXAMPLE_MERGE)
+    assert f"seed accuracy = {result['seed_accuracy']:.4f}" in text
+    assert f"(MC) = {result['matching_correctness']:.4f}" in text
     screenshot(page, "playground-merge")
 
 
 @pytest.mark.browser
 @needs_lmre
-def test_lmre_tab(page, playground_url, screenshot):
+def test_lmre_tab(page, playground_url, screenshot, app):
+    from kometrics.lmre import explain
+
     open_app(page, playground_url)
     _tab(page, "LMRE")
     page.locator("#lmre-run").click()
     verdict = page.locator("#lmre-verdict")
     verdict.get_by_text("Matching reference").wait_for()
-    assert "Accepted" in verdict.inner_text() or "Rejected" in verdict.inner_text()
+    expected = explain(app.EXAMPLE_PREDICTION, app.EXAMPLE_REFERENCES.splitlines(), similarity="f1", theta=0.7,
+                       break_types="binary")
+    text = verdict.inner_text()
+    assert ("Accepted" in text) == expected["accepted"] and ("Rejected" in text) != expected["accepted"]
+    assert expected["best_reference"].replace(" ", "") in text.replace(" ", "")
+    rows = page.locator("#lmre-table div[role=row]")
+    rows.nth(len(expected["references"]) - 1).wait_for()
+    assert rows.count() == len(expected["references"])
+    screenshot(page, "playground-lmre")
     # A word sequence that differs from the references is refused with a message naming the problem.
     page.locator("#lmre-prediction textarea, #lmre-prediction input").first.fill("전혀 / 다른 문장")
     page.locator("#lmre-run").click()
-    page.get_by_text("Error").first.wait_for()
-    screenshot(page, "playground-lmre")
+    page.get_by_text("must annotate the same word sequence").first.wait_for()
+    screenshot(page, "playground-lmre-error")
 
 
 @pytest.mark.browser
