@@ -167,7 +167,7 @@ def test_mlm_scores_match_a_fill_mask_pipeline(tiny_bert):
     assert scorer(text, 3, 4) == "span_not_aligned"  # half a token
 
 
-def test_tiny_mlm_dataset_folder(tiny_merge_dir, klue_seeds):
+def test_tiny_mlm_dataset_folder(tiny_merge_dir, klue_seeds, tmp_path):
     import datasets
 
     out, stats = tiny_merge_dir
@@ -192,7 +192,7 @@ def test_tiny_mlm_dataset_folder(tiny_merge_dir, klue_seeds):
     assert max(Counter(r["seed_id"] for r in var if not r["is_seed"]).values()) <= 2
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "config_name: var" in card and '"variants":' in card
-    ds = datasets.load_dataset(str(out), "var", split="test")
+    ds = datasets.load_dataset(str(out), "var", split="test", cache_dir=str(tmp_path / "hf"))
     assert len(ds) == len(var) and set(ds.column_names) >= {"seed_id", "variant_id", "is_seed", "premise",
                                                            "hypothesis", "label", "word_class", "original",
                                                            "replacement", "p_original_premise"}

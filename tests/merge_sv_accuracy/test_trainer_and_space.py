@@ -14,13 +14,14 @@ from ..conftest import METRICS_DIR
 
 
 @pytest.fixture(scope="module")
-def merge_eval(tiny_bert, tiny_merge_dir):
+def merge_eval(tiny_bert, tiny_merge_dir, tmp_path_factory):
     import datasets
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     out, _ = tiny_merge_dir
-    ds = datasets.load_dataset(str(out), "all", split="test").to_dict()  # plain lists
+    ds = datasets.load_dataset(str(out), "all", split="test",
+                               cache_dir=str(tmp_path_factory.mktemp("hf"))).to_dict()  # plain lists
     tokenizer = AutoTokenizer.from_pretrained(tiny_bert)
     enc = tokenizer(ds["premise"], ds["hypothesis"], truncation=True, max_length=128, padding="max_length")
     feats = datasets.Dataset.from_dict({**enc, "labels": ds["label"]})
