@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -92,6 +93,12 @@ def _flatten(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     if len(predictions) != len(references):
         raise ValueError(f"got {len(predictions)} predictions but {len(references)} reference lists; "
                          "give one list of references per prediction")
+    if all(type(r) is list for r in references):  # the common case, without a Python loop per reference
+        counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+        if counts.all():
+            flat = list(chain.from_iterable(references))
+            owner = np.repeat(np.arange(len(references)), counts)
+            return flat, owner, np.cumsum(counts) - counts
     flat: list[str] = []
     counts = np.zeros(len(references), dtype=np.int64)
     for i, ref_list in enumerate(references):
@@ -130,6 +137,10 @@ def parse_annotations_plain(predictions: Sequence[str], references: Sequence[Seq
 #: Whitespace that ``str.split`` knows besides ASCII 9-13 and 32: strings with these take the plain path.
 _OTHER_SPACE = np.array([0x1C, 0x1D, 0x1E, 0x1F, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
                          0x202F, 0x205F, 0x3000], dtype=np.uint32)
+#: Class of each code point up to U+3000 (above: 0): 1 = ASCII whitespace, 2 = other whitespace.
+_CLASS = np.zeros(0x3002, dtype=np.uint8)
+_CLASS[[9, 10, 11, 12, 13, 32]] = 1
+_CLASS[_OTHER_SPACE] = 2
 _SLASH = ord("/")
 
 
@@ -137,68 +148,78 @@ def _read_fast(strings: list[str], n_pred: int, owner: np.ndarray) -> tuple[Any,
     """Vectorised reader of ``n_pred`` predictions followed by their references (``owner``: prediction of
     each reference). Returns ``(hyp, ref, pair, clean)``: flat arrays, and whether every string is
     single-spaced; or ``None`` when anything looks wrong (the caller then uses the plain reader, which
-    raises the precise error)."""
+    raises the precise error).
+
+    All strings are read as one array of code points ``c``: a token starts at a non-space after a space or
+    a string start and ends before a space or a string end; ``/`` and ``//`` tokens are boundaries, the
+    rest are words; every ``/`` of the text must belong to a boundary token. A reference has the words of
+    its prediction iff the word lengths agree and the word characters (``c`` without spaces and slashes)
+    agree, segment by segment.
+    """
     try:
         c = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
     except (TypeError, UnicodeEncodeError):
         return None
-    n_str = len(strings)
+    n_str, n_c = len(strings), len(c)
     lens = np.fromiter(map(len, strings), dtype=np.int64, count=n_str)
-    if len(c) != int(lens.sum()):
+    if n_c == 0 or n_c != int(lens.sum()) or not lens.all():
+        return None  # an empty string (the plain reader says which)
+    cls = _CLASS[np.minimum(c, 0x3001)]
+    if (cls == 2).any():
         return None
-    odd = ((c >= 0x1C) & (c <= 0x1F)) | (c == 0x85) | (c == 0xA0) | ((c >= 0x1680) & (c <= 0x3000))
-    if odd.any() and np.isin(c[odd], _OTHER_SPACE).any():
-        return None
-    cstart = np.cumsum(lens) - lens
-    control = (c >= 9) & (c <= 13)
-    space = (c == 32) | control
-    first = np.zeros(len(c), dtype=bool)
-    first[cstart[lens > 0]] = True
-    prev_space = np.ones(len(c), dtype=bool)
-    prev_space[1:] = space[:-1]
-    tstart = ~space & (prev_space | first)
-    tok_pos = np.flatnonzero(tstart)
-    n_tok = len(tok_pos)
-    ends = cstart + lens - 1
-    clean = not (control.any() or (space[1:] & space[:-1]).any() or space[cstart[lens > 0]].any()
-                 or space[ends[lens > 0]].any())
-    tok_of_char = np.cumsum(tstart, dtype=np.int32) - 1
+    space = cls == 1
     solid = ~space
-    tok_len = np.bincount(tok_of_char[solid], minlength=n_tok)
-    tok_slash = np.bincount(tok_of_char[solid & (c == _SLASH)], minlength=n_tok)
-    is_break = tok_slash == tok_len
-    if (tok_slash[~is_break] > 0).any() or (tok_len[is_break] > 2).any():
-        return None  # 'word/' or '///'
-    tok_str = np.searchsorted(cstart, tok_pos, side="right") - 1
+    cend = np.cumsum(lens)
+    cstart = cend - lens
+    edge = np.zeros(n_c + 1, dtype=bool)  # edge[i]: a string starts (or ends) at position i
+    edge[cstart] = True
+    edge[n_c] = True
+    gap = np.ones(n_c + 2, dtype=bool)  # gap[i + 1] = space[i], with gaps before and after the text
+    gap[1:-1] = space
+    tok_pos = np.flatnonzero(solid & (gap[:-2] | edge[:-1]))
+    tok_end = np.flatnonzero(solid & (gap[2:] | edge[1:]))
+    tok_len = tok_end - tok_pos + 1
+    n_tok = len(tok_pos)
+    slash_first = c[tok_pos] == _SLASH
+    is_ip = slash_first & (tok_len == 2) & (c[np.minimum(tok_pos + 1, n_c - 1)] == _SLASH)
+    is_break = (slash_first & (tok_len == 1)) | is_ip
+    n_slash = int(np.count_nonzero(c == _SLASH))
+    if n_slash != int(np.count_nonzero(is_break)) + int(np.count_nonzero(is_ip)):
+        return None  # a '/' inside a word, or '///'
+    first_tok = np.searchsorted(tok_pos, cstart)  # each string's first token (== n_tok or the next: no token)
+    tok_str = np.cumsum(np.bincount(first_tok, minlength=n_tok + 1)[:n_tok]) - 1
     same_prev = np.zeros(n_tok, dtype=bool)
     same_prev[1:] = tok_str[1:] == tok_str[:-1]
     if (is_break & ~same_prev).any() or (is_break[1:] & is_break[:-1] & same_prev[1:]).any():
         return None  # a boundary first, or two in a row
-    word = ~is_break
-    n_words = np.bincount(tok_str[word], minlength=n_str)
+    wt = np.flatnonzero(~is_break)
+    w_str, w_len = tok_str[wt], tok_len[wt]
+    n_words = np.bincount(w_str, minlength=n_str)
     if (n_words == 0).any():
         return None  # an empty string
     after = np.zeros(n_tok, dtype=np.int8)  # the boundary token after each token, within its string
-    after[:-1] = np.where(same_prev[1:] & is_break[1:], tok_len[1:], 0)
-    w = np.flatnonzero(word)
-    code = after[w]
+    after[:-1] = np.where(same_prev[1:] & is_break[1:], np.where(is_ip[1:], 2, 1), 0)
+    code = after[wt]
     w_off = np.cumsum(n_words) - n_words
-    last = np.zeros(len(w), dtype=bool)
-    last[w_off + n_words - 1] = True
     ref_s = np.arange(n_pred, n_str)
     if (n_words[ref_s] != n_words[owner]).any():
         return None
-    # same words: slashes only occur in boundary tokens here, so removing them leaves the words
-    if clean:  # single spaces only: two C-level replaces give the words joined by single spaces
-        keys = [x.replace(" //", "").replace(" /", "") for x in strings]
-    else:
-        keys = [" ".join(x.replace("/", " ").split()) for x in strings]
-    if any(keys[n_pred + m] != keys[o] for m, o in enumerate(owner.tolist())):
-        return None
-    rw = np.arange(int(w_off[n_pred]), len(w)) if n_str > n_pred else np.zeros(0, dtype=np.int64)
+    rw = np.arange(int(w_off[n_pred]), len(wt)) if n_str > n_pred else np.zeros(0, dtype=np.int64)
     pw = rw - np.repeat(w_off[ref_s] - w_off[owner], n_words[ref_s])
+    if (w_len[rw] != w_len[pw]).any():
+        return None
+    wc = c[solid & (c != _SLASH)]  # the word characters, string after string
+    n_wc = np.bincount(w_str, weights=w_len, minlength=n_str).astype(np.int64)
+    wc_off = np.cumsum(n_wc) - n_wc
+    ridx = np.arange(int(wc_off[n_pred]), len(wc)) if n_str > n_pred else np.zeros(0, dtype=np.int64)
+    if (wc[ridx] != wc[ridx - np.repeat(wc_off[ref_s] - wc_off[owner], n_wc[ref_s])]).any():
+        return None
+    last = np.zeros(len(wt), dtype=bool)
+    last[w_off + n_words - 1] = True
     keep = ~last[rw]
     pair = np.repeat(np.arange(n_str - n_pred), n_words[ref_s])[keep]
+    clean = not ((space & (c != 32)).any() or (space[1:] & space[:-1]).any() or space[cstart].any()
+                 or space[cend - 1].any())
     return code[pw][keep], code[rw][keep], pair, clean
 
 
