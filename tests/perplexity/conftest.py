@@ -38,3 +38,13 @@ def tiny_gpt2_pad(tmp_path_factory, tiny_gpt2) -> str:
     tok.padding_side = "right"
     tok.save_pretrained(out)
     return str(out)
+
+
+def just_over(tokenizer, text: str, n_tokens: int) -> str:
+    """The shortest prefix of ``text``, cut at a space, that has more than ``n_tokens`` tokens."""
+    words = text.split(" ")
+    for k in range(1, len(words) + 1):
+        prefix = " ".join(words[:k])
+        if len(tokenizer(prefix, add_special_tokens=False)["input_ids"]) > n_tokens:
+            return prefix
+    raise ValueError("text too short")

@@ -19,6 +19,8 @@ from kometrics.perplexity import (
 )
 from kometrics.perplexity.benchmark import reference_perplexity
 
+from .conftest import just_over
+
 REL = 1e-5
 
 
@@ -134,7 +136,7 @@ def test_bad_stride(stride):
 
 def test_long_texts_windowed_like_a_hand_loop(tiny_gpt2, paragraphs):
     model, tokenizer = load_model(tiny_gpt2)
-    text = paragraphs[0]
+    text = just_over(tokenizer, paragraphs[0], 170)
     ids = _ids(tokenizer, text)
     assert len(ids) > 128 + 10  # longer than the tiny GPT-2's 128 positions
     stride = 48
