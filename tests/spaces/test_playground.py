@@ -90,6 +90,18 @@ def test_model_defaults_argument_env_and_hub(app, monkeypatch):
     assert values.get("ppl-model", "/arg/gpt2") == "/arg/gpt2"
 
 
+def test_command_line_sets_models_and_port(app, monkeypatch):
+    import gradio as gr
+
+    launched = {}
+    monkeypatch.setattr(gr.Blocks, "launch", lambda self, **kw: launched.update(demo=self, **kw))
+    app.main(["--bert-model", "/cli/bert", "--lm-model", "/cli/gpt2", "--port", "7999", "--host", "0.0.0.0"])
+    assert launched["server_port"] == 7999 and launched["server_name"] == "0.0.0.0"
+    values = _textbox_values(launched["demo"])
+    assert values.get("kbs-model", "/cli/bert") == "/cli/bert"
+    assert values.get("ppl-model", "/cli/gpt2") == "/cli/gpt2"
+
+
 def test_missing_metric_degrades_to_a_message(app, monkeypatch):
     """A tab whose library is not importable shows a message naming it; the other tabs still build."""
     real_import = importlib.import_module
