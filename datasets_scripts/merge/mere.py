@@ -8,11 +8,15 @@ Korean specifics
 - The replaceable unit is the **stem inside an eojeol**; particles and endings stay. The eojeol is rebuilt
   from its morphemes with ``Kiwi.join`` so particles and endings follow the new stem
   (학교가 -> 도서관이, 학교를 -> 집을, 먹었다 -> 잡았다).
-- A stem must begin its eojeol (after opening punctuation) and be written as itself: stems fused with an
-  ending in one syllable (가+었 -> 갔, 예쁘+ᆫ -> 예쁜) are skipped (``stem_fused_with_ending``); nouns
-  followed by a derivational suffix (공부+하다) are skipped (``derivation``), as the paper skips
-  morphological derivations. An eojeol that ``Kiwi.join`` does not rebuild exactly is skipped
+- A stem must begin its eojeol (after opening brackets/quotes; ``not_eojeol_initial``); nouns followed by
+  a derivational suffix (공부+하다, ``derivation``) or another noun (``compound_noun``) are skipped, as the
+  paper skips derivations and compounds. An eojeol that ``Kiwi.join`` does not rebuild exactly is skipped
   (``eojeol_not_reproducible``), so nothing but the stem and its allomorphs ever changes.
+- Verb/adjective stems fused with an ending (가+었 -> 갔, 예쁘+ᆫ -> 예쁜) are masked as the fused syllables;
+  a filler (왔) stands for the stem that re-analysing the sentence finds with the original endings
+  (오+었), else it is rejected (``conjugation_mismatch``); the stem is then scored in p and h at the
+  surface it takes there (왔 in 왔다, 와서 in 와서). ``MereOptions(fuse_verbs=False)`` skips such stems
+  (``stem_fused_with_ending``).
 
 The masked LM
 -------------
@@ -25,7 +29,8 @@ scored (``original_multi_piece``, ``span_not_aligned``): this follows the paper,
 split into subwords, and avoids aggregating piece probabilities. Candidates are single tokens too.
 
 Constraints (each rejection is counted under its reason, the first failing one per candidate):
-``special_token``, ``subword_piece``, ``punctuation_or_symbol``, ``same_as_original``,
+``special_token``, ``subword_piece``, ``punctuation_or_symbol``, ``conjugation_mismatch``,
+``same_as_original``,
 ``below_probability_floor`` (P(r) < floor in p or h), ``not_more_probable_than_original`` (constraint 1:
 P(r) > P(o) must hold in the masked p **and** the masked h), ``already_in_sentence`` (constraint 2: r is a
 morpheme of p or h), ``rebuild_failed`` (``Kiwi.join`` gives no single eojeol), ``word_class_changed``
@@ -96,11 +101,13 @@ class Occurrence:
     """One occurrence of a target in a sentence: its char span and the eojeol it sits in."""
 
     start: int
-    end: int
+    end: int  # end of the masked span: the stem, plus the syllables it shares with an ending when fused
     eojeol_start: int
     eojeol_end: int
     morphemes: tuple[tuple[str, str], ...]  # the eojeol's (form, tag) morphemes
     index: int  # the target's index among them
+    eojeol: str = ""  # the eojeol as written
+    fused: bool = False  # the stem shares syllables with its ending (갔다 = 가 + 었 + 다)
 
 
 @dataclass(frozen=True)
@@ -116,12 +123,14 @@ class Target:
 class MereOptions:
     """Generation options. ``probability_floor``: candidates with P(r) below it (in p or h) are dropped;
     ``top_k``: candidates asked from the MLM per masked sentence; ``max_variants_per_target``: keep at most
-    this many replacements per target word (the most probable, by min(P_p(r), P_h(r)))."""
+    this many replacements per target word (the most probable, by min(P_p(r), P_h(r))); ``fuse_verbs``:
+    also replace verb/adjective stems fused with their ending (갔다, 예쁜), masking the fused syllables."""
 
     top_k: int = 30
     probability_floor: float = 1e-3
     max_variants_per_target: int | None = None
     word_classes: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV")
+    fuse_verbs: bool = True
 
 
 def _eojeol_spans(text: str) -> list[tuple[int, int]]:
@@ -141,7 +150,8 @@ def _analyse(kiwi, text: str) -> list[tuple[Any, int, int]]:
     return out
 
 
-def _occurrences(kiwi, text: str, analysed, form: str, cls: str, counts: Counter) -> tuple[Occurrence, ...] | None:
+def _occurrences(kiwi, text: str, analysed, form: str, cls: str, counts: Counter,
+                 fuse_verbs: bool = True) -> tuple[Occurrence, ...] | None:
     occ = []
     for i, (tok, a, b) in enumerate(analysed):
         if tok.form != form or word_class(tok.tag) != cls:
@@ -160,14 +170,19 @@ def _occurrences(kiwi, text: str, analysed, form: str, cls: str, counts: Counter
             counts["compound_noun"] += 1
             return None
         end = tok.start + tok.len
-        if text[tok.start:end] != form or any(t.start < end for t in after):
-            counts["stem_fused_with_ending"] += 1
-            return None
+        fused = text[tok.start:end] != form or any(t.start < end for t in after)
+        if fused:
+            if cls == "NOUN" or cls == "ADV" or not fuse_verbs:
+                counts["stem_fused_with_ending"] += 1
+                return None
+            for t in after:  # the masked span runs to the end of the last syllable shared with the stem
+                if t.start < end:
+                    end = max(end, t.start + t.len)
         morphemes = tuple((t.form, t.tag) for _, t in same)
         if _join(kiwi, morphemes) != text[a:b]:
             counts["eojeol_not_reproducible"] += 1
             return None
-        occ.append(Occurrence(tok.start, end, a, b, morphemes, idx))
+        occ.append(Occurrence(tok.start, end, a, b, morphemes, idx, text[a:b], fused))
     return tuple(occ)
 
 
@@ -176,11 +191,13 @@ def _join(kiwi, morphemes: Iterable[tuple[str, str]]) -> str:
 
 
 def find_targets(kiwi, premise: str, hypothesis: str, counts: Counter | None = None,
-                 word_classes: Sequence[str] = ("NOUN", "VERB", "ADJ", "ADV")) -> list[Target]:
+                 word_classes: Sequence[str] = ("NOUN", "VERB", "ADJ", "ADV"),
+                 fuse_verbs: bool = True) -> list[Target]:
     """Open-class words (same form and word class) found in both p and h, in order of appearance in p.
 
-    Structural skips are counted in ``counts`` (``not_eojeol_initial``, ``derivation``,
-    ``stem_fused_with_ending``, ``eojeol_not_reproducible``)."""
+    Structural skips are counted in ``counts`` (``not_eojeol_initial``, ``derivation``, ``compound_noun``,
+    ``stem_fused_with_ending``, ``eojeol_not_reproducible``). Verb/adjective stems fused with an ending
+    (갔다) are kept when ``fuse_verbs`` (their masked span is the fused syllables), else skipped."""
     counts = Counter() if counts is None else counts
     ap, ah = _analyse(kiwi, premise), _analyse(kiwi, hypothesis)
     in_h = {(t.form, word_class(t.tag)) for t, _, _ in ah}
@@ -193,10 +210,10 @@ def find_targets(kiwi, premise: str, hypothesis: str, counts: Counter | None = N
             continue
         seen.add(key)
         counts["shared_words"] += 1
-        occ_p = _occurrences(kiwi, premise, ap, tok.form, cls, counts)
+        occ_p = _occurrences(kiwi, premise, ap, tok.form, cls, counts, fuse_verbs)
         if occ_p is None:
             continue
-        occ_h = _occurrences(kiwi, hypothesis, ah, tok.form, cls, counts)
+        occ_h = _occurrences(kiwi, hypothesis, ah, tok.form, cls, counts, fuse_verbs)
         if occ_h is None:
             continue
         targets.append(Target(tok.form, tok.tag, cls, occ_p, occ_h))
@@ -232,14 +249,62 @@ def _is_symbolic(candidate: str) -> bool:
     return any(unicodedata.category(ch)[0] in "PSNZC" for ch in candidate)
 
 
+def _span_text(kiwi, occ: Occurrence, stem: str) -> str | None:
+    """What the masked span of ``occ`` reads with ``stem`` in place of the original (the stem itself unless
+    fused: then the fused syllables, from ``Kiwi.join``: 가 -> 오 in 갔다 gives 왔)."""
+    if not occ.fused:
+        return stem
+    morphemes = list(occ.morphemes)
+    morphemes[occ.index] = (stem, morphemes[occ.index][1].split("-")[0])
+    new = _join(kiwi, morphemes)
+    pre, post = occ.start - occ.eojeol_start, occ.eojeol_end - occ.end
+    if not new.startswith(occ.eojeol[:pre]) or (post and not new.endswith(occ.eojeol[-post:])):
+        return None
+    mid = new[pre:len(new) - post]
+    return mid or None
+
+
+def _stem_of(kiwi, text: str, occ: Occurrence, surface: str, cls: str) -> str | None:
+    """The stem a filler of the masked span stands for: the filler itself unless the stem is fused; then
+    the sentence with the filler is re-analysed (in context: 왔다 alone reads as an auxiliary) and its eojeol
+    must be (a stem of class ``cls``) + the original's endings."""
+    if not occ.fused:
+        return surface
+    new_text = text[:occ.start] + surface + text[occ.end:]
+    a, b = occ.eojeol_start, occ.eojeol_end + len(surface) - (occ.end - occ.start)
+    got = [(t.form, t.tag.split("-")[0]) for t in kiwi.tokenize(new_text) if a <= t.start < b]
+    while got and got[0][1] in _OPENING:
+        got.pop(0)
+    tail = [(f, t.split("-")[0]) for f, t in occ.morphemes[occ.index + 1:]]
+    if len(got) == len(tail) + 1 and word_class(got[0][1]) == cls and got[1:] == tail:
+        return got[0][0]
+    return None
+
+
+def _surface_reason(candidate: str) -> str | None:
+    if (candidate.startswith("[") and candidate.endswith("]")) or (candidate.startswith("<") and candidate.endswith(">")):
+        return "special_token"
+    if candidate.startswith("##"):
+        return "subword_piece"
+    if not candidate or _is_symbolic(candidate):
+        return "punctuation_or_symbol"
+    return None
+
+
 def generate_variants(seed: Seed, scorer: FillMaskScorer, kiwi, options: MereOptions | None = None,
                       counts: Counter | None = None, mlm_name: str = "") -> list[dict[str, Any]]:
-    """The variant rows of one seed (see the dataset card for the fields); rejections go to ``counts``."""
+    """The variant rows of one seed (see the dataset card for the fields); rejections go to ``counts``.
+
+    Candidates are the MLM's top-k fillers of the masked stem in p and in h, mapped to stems (a filler of a
+    fused span such as 왔 stands for the stem 오 when the re-analysed eojeol keeps the original endings,
+    else ``conjugation_mismatch``). Each stem r is then scored in both sentences at the span text it gives
+    there, and must pass every filter and constraint in both."""
     options = options or MereOptions()
     counts = Counter() if counts is None else counts
     rows: list[dict[str, Any]] = []
     morphemes_in_pair = {t.form for t in kiwi.tokenize(seed.premise)} | {t.form for t in kiwi.tokenize(seed.hypothesis)}
-    for target in find_targets(kiwi, seed.premise, seed.hypothesis, counts, options.word_classes):
+    targets = find_targets(kiwi, seed.premise, seed.hypothesis, counts, options.word_classes, options.fuse_verbs)
+    for target in targets:
         counts["targets"] += 1
         op, oh = target.premise[0], target.hypothesis[0]
         first_p = scorer(seed.premise, op.start, op.end, (), options.top_k)
@@ -248,38 +313,55 @@ def generate_variants(seed: Seed, scorer: FillMaskScorer, kiwi, options: MereOpt
         if reason is not None:
             counts[reason] += 1
             continue
-        union = sorted(set(first_p.candidates) | set(first_h.candidates),
-                       key=lambda c: (-max(first_p.candidates.get(c, 0.0), first_h.candidates.get(c, 0.0)), c))
-        sp = scorer(seed.premise, op.start, op.end, union, options.top_k)
-        sh = scorer(seed.hypothesis, oh.start, oh.end, union, options.top_k)
+        # proposals: stem (or, for a rejected filler, the filler) -> best probability and first reason
+        best: dict[str, float] = {}
+        why_not: dict[str, str | None] = {}
+        for text, occ, scores in ((seed.premise, op, first_p), (seed.hypothesis, oh, first_h)):
+            for filler, prob in scores.candidates.items():
+                why = _surface_reason(filler)
+                key = filler
+                if why is None:
+                    stem = _stem_of(kiwi, text, occ, filler, target.word_class)
+                    if stem is None:
+                        why = "conjugation_mismatch"
+                    else:
+                        key = stem
+                best[key] = max(best.get(key, 0.0), prob)
+                if why_not.get(key, "unset") is not None:
+                    why_not[key] = why
+        ordered = sorted(best, key=lambda k: (-best[k], k))
+        spans = {k: (_span_text(kiwi, op, k), _span_text(kiwi, oh, k)) for k in ordered if why_not[k] is None}
+        sp = scorer(seed.premise, op.start, op.end, [a for a, _ in spans.values() if a], options.top_k)
+        sh = scorer(seed.hypothesis, oh.start, oh.end, [b for _, b in spans.values() if b], options.top_k)
         accepted = []
-        for cand in union:
+        for cand in ordered:
             counts["candidates"] += 1
-            pp, ph = sp.candidates.get(cand, 0.0), sh.candidates.get(cand, 0.0)
-            if cand.startswith("[") and cand.endswith("]") or cand.startswith("<") and cand.endswith(">"):
-                why = "special_token"
-            elif cand.startswith("##"):
-                why = "subword_piece"
-            elif not cand or _is_symbolic(cand):
-                why = "punctuation_or_symbol"
-            elif cand == target.form:
-                why = "same_as_original"
-            elif min(pp, ph) < options.probability_floor:
-                why = "below_probability_floor"
-            elif not (pp > sp.original and ph > sh.original):
-                why = "not_more_probable_than_original"
-            elif cand in morphemes_in_pair:
-                why = "already_in_sentence"
-            else:
-                new_p = _replace(kiwi, seed.premise, target.premise, cand)
-                new_h = _replace(kiwi, seed.hypothesis, target.hypothesis, cand)
-                if new_p is None or new_h is None:
+            why = why_not[cand]
+            pp = ph = 0.0
+            if why is None:
+                span_p, span_h = spans[cand]
+                pp = sp.candidates.get(span_p, 0.0) if span_p else 0.0
+                ph = sh.candidates.get(span_h, 0.0) if span_h else 0.0
+                if span_p is None or span_h is None:
                     why = "rebuild_failed"
-                elif not (_retag_ok(kiwi, new_p, cand, target.word_class, len(target.premise))
-                          and _retag_ok(kiwi, new_h, cand, target.word_class, len(target.hypothesis))):
-                    why = "word_class_changed"
+                elif cand == target.form:
+                    why = "same_as_original"
+                elif _surface_reason(cand) is not None:
+                    why = _surface_reason(cand)
+                elif min(pp, ph) < options.probability_floor:
+                    why = "below_probability_floor"
+                elif not (pp > sp.original and ph > sh.original):
+                    why = "not_more_probable_than_original"
+                elif cand in morphemes_in_pair:
+                    why = "already_in_sentence"
                 else:
-                    why = None
+                    new_p = _replace(kiwi, seed.premise, target.premise, cand)
+                    new_h = _replace(kiwi, seed.hypothesis, target.hypothesis, cand)
+                    if new_p is None or new_h is None:
+                        why = "rebuild_failed"
+                    elif not (_retag_ok(kiwi, new_p, cand, target.word_class, len(target.premise))
+                              and _retag_ok(kiwi, new_h, cand, target.word_class, len(target.hypothesis))):
+                        why = "word_class_changed"
             if why is not None:
                 counts[f"rejected:{why}"] += 1
                 continue

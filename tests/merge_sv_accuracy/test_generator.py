@@ -85,13 +85,44 @@ def test_verb_and_adjective_are_reconjugated(kiwi):
 
 def test_structural_skips_are_counted(kiwi):
     counts = Counter()
-    # 공부+하다 (derivation), 가+었 -> 갔 (fused stem), 대학+교 (compound noun 대학교: one NNG in kiwi?)
-    find_targets(kiwi, "그는 공부했다. 그는 학교에 갔다.", "그는 공부했고 학교에 갔다.", counts)
-    assert counts["derivation"] == 1
-    assert counts["stem_fused_with_ending"] == 1
+    # 공부+하다 (derivation); 가+었 -> 갔 (a stem fused with its ending) is skipped only on request
+    targets = find_targets(kiwi, "그는 공부했다. 그는 학교에 갔다.", "그는 공부했고 학교에 갔다.", counts,
+                           fuse_verbs=False)
+    assert counts["derivation"] == 1 and counts["stem_fused_with_ending"] == 1
+    assert [t.form for t in targets] == ["학교"]
+    targets = find_targets(kiwi, "그는 학교에 갔다.", "그는 학교에 갔다.")
+    fused = [t for t in targets if t.word_class == "VERB"]
+    assert [(t.form, t.premise[0].fused, t.premise[0].start, t.premise[0].end) for t in fused] == [("가", True, 7, 8)]
     counts = Counter()
     find_targets(kiwi, "건물사람들만 이용한다.", "건물사람들은 이용한다.", counts)
     assert counts["compound_noun"] == 1
+    counts = Counter()
+    find_targets(kiwi, "10층에 있다.", "10층에 없다.", counts)  # a stem after digits is not word-initial
+    assert counts["not_eojeol_initial"] == 1  # counted once per target (p decides first)
+
+
+def test_fused_verb_and_adjective_stems(kiwi):
+    """The masked span of a fused stem is its syllables (갔, 가서, 예쁜, 예뻤); a filler stands for the stem
+    that re-analysis finds with the original endings, and is scored in each sentence at its own surface."""
+    p, h = "그는 학교에 갔다.", "그는 학교에 가서 공부했다."
+    script = {(p, "갔"): {"<original>": 0.1, "왔": 0.5, "먹": 0.6},
+              (h, "가서"): {"<original>": 0.1, "와서": 0.4}}
+    counts = Counter()
+    rows = generate_variants(Seed("v", p, h, 0), scripted_scorer(script), kiwi, MereOptions(), counts)
+    assert [(r["premise"], r["hypothesis"], r["original"], r["replacement"], r["word_class"]) for r in rows] == [
+        ("그는 학교에 왔다.", "그는 학교에 와서 공부했다.", "가", "오", "VERB")]
+    assert (rows[0]["p_replacement_premise"], rows[0]["p_replacement_hypothesis"]) == (0.5, 0.4)
+    assert counts["rejected:conjugation_mismatch"] == 1  # 먹다 has lost the past tense of 갔다
+    assert counts["span_not_scripted"] == 1  # the noun 학교 (not in the script)
+    p, h = "예쁜 꽃이 있다.", "그 꽃이 예뻤다."
+    script = {(p, "예쁜"): {"<original>": 0.1, "귀여운": 0.5},
+              (h, "예뻤"): {"<original>": 0.1, "귀여웠": 0.3}}
+    rows = generate_variants(Seed("a", p, h, 1), scripted_scorer(script), kiwi, MereOptions())
+    assert [(r["premise"], r["hypothesis"], r["replacement"], r["word_class"]) for r in rows] == [
+        ("귀여운 꽃이 있다.", "그 꽃이 귀여웠다.", "귀엽", "ADJ")]
+    # the stem must win in BOTH sentences at its own surface
+    script[(h, "예뻤")]["귀여웠"] = 0.05
+    assert generate_variants(Seed("a", p, h, 1), scripted_scorer(script), kiwi, MereOptions()) == []
 
 
 def test_every_occurrence_is_replaced_and_the_first_is_scored(kiwi):
