@@ -2,7 +2,7 @@
 
 For each metric folder present, two processes load the metric with ``num_process=2``, ``process_id=i``, the
 same ``experiment_id`` and ``cache_dir``, and each ``add_batch``-es its half of the data (process 0 the
-first half, process 1 the second). Process 0's ``compute`` gathers both halves through evaluate's Arrow
+first half, process 1 the second, each in two batches). Process 0's ``compute`` gathers both halves through evaluate's Arrow
 cache files and file locks; its result must equal a single-process ``compute`` over all the data, process
 1 must return None. A third process computes the single-process result, so all three run with the same
 thread settings.
@@ -49,7 +49,9 @@ for case in spec["cases"]:
             lo, hi = (0, n // 2) if i == 0 else (n // 2, n)
             metric = evaluate.load(case["folder"], num_process=2, process_id=i, cache_dir=spec["cache_dir"],
                                    experiment_id=case["experiment_id"], timeout=120)
-            metric.add_batch(**{k: v[lo:hi] for k, v in inputs.items()})
+            mid = (lo + hi) // 2  # each process adds its half in two batches, as an evaluation loop would
+            for a, b in ((lo, mid), (mid, hi)):
+                metric.add_batch(**{k: v[a:b] for k, v in inputs.items()})
         result = metric.compute(**kwargs)
         out[name] = {"ok": True, "result": result}
     except Exception:
