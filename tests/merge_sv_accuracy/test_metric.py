@@ -212,3 +212,20 @@ def test_plot_sv_curve_draws_curve_seed_line_and_mc():
     assert list(main.get_ydata()) == [1.0, 0.5]
     with pytest.raises(ValueError, match="sv_accuracy"):
         plot_sv_curve({})
+
+
+def test_metric_folder_does_not_import_the_generator(tmp_path):
+    """evaluate.load + compute on a copy of the folder pulls in neither kiwipiepy nor the generator."""
+    import shutil
+    import subprocess
+    import sys
+
+    folder = tmp_path / "merge_sv_accuracy"
+    shutil.copytree(METRICS_DIR / "merge_sv_accuracy", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    code = (f"import evaluate, sys\nm = evaluate.load({str(folder)!r})\n"
+            "m.compute(predictions=[0, 1], references=[0, 1], seed_ids=['a', 'a'])\n"
+            "print(sorted(k for k in sys.modules if k.startswith(('kiwipiepy', 'kometrics.datasets_scripts'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={**__import__("os").environ, "HF_EVALUATE_OFFLINE": "1"}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
