@@ -7,7 +7,7 @@ import evaluate
 
 from .api import score, token_surprisals
 from .modeling import causal_nll
-from .scoring import summarize
+from .scoring import summarize, validate_predictions
 
 _CITATION = """\
 @inproceedings{salazar-etal-2020-masked,
@@ -124,6 +124,19 @@ class Perplexity(evaluate.Metric):
             ],
         )
 
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score the texts (see the arguments below). The types of ``predictions`` are checked before
+        evaluate's Arrow encoding, which would silently turn 3 into "3"."""
+        if predictions is not None:
+            validate_predictions(predictions, empty="nan")
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch of texts to score later; their types are checked here."""
+        if predictions is not None:
+            validate_predictions(predictions, empty="nan")
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
     def _compute(self, predictions, model_id, batch_size=16, add_start_token=True, max_length=None, stride=None,
                  device=None, dtype=None, mode="causal", pll_variant="original", padding_side=None,
                  empty="error"):
@@ -133,4 +146,4 @@ class Perplexity(evaluate.Metric):
                      pll_variant=pll_variant, padding_side=padding_side, empty=empty)
 
 
-__all__ = ["Perplexity", "causal_nll", "score", "summarize", "token_surprisals"]
+__all__ = ["Perplexity", "causal_nll", "score", "summarize", "token_surprisals", "validate_predictions"]

@@ -289,3 +289,7 @@ def test_evaluate_module_equals_library(tiny_gpt2, sentences):
     assert r == lib
     with pytest.raises(ValueError, match=r"predictions\[0\] is empty"):
         metric.compute(predictions=[""], model_id=tiny_gpt2)
+    with pytest.raises(TypeError, match=r"predictions\[1\] is int"):  # not silently cast to "3"
+        metric.compute(predictions=["좋다", 3], model_id=tiny_gpt2)
+    with pytest.raises(TypeError, match=r"predictions\[0\] is NoneType"):
+        metric.add_batch(predictions=[None])

@@ -162,3 +162,42 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+EVALUATE_DISTRIBUTED = textwrap.dedent("""
+    import json, sys
+    import evaluate
+    folder, model, cache, rank, texts_file, out = sys.argv[1:7]
+    texts = json.load(open(texts_file, encoding="utf-8"))
+    rank = int(rank)
+    metric = evaluate.load(folder, num_process=2, process_id=rank, experiment_id="ppl-test", cache_dir=cache)
+    half = len(texts) // 2
+    metric.add_batch(predictions=texts[:half] if rank == 0 else texts[half:])
+    result = metric.compute(model_id=model, batch_size=3)
+    if rank == 0:
+        json.dump(result, open(out, "w"))
+    else:
+        assert result is None
+""")
+
+
+def test_evaluate_distributed_mode_two_processes(tiny_gpt2, sentences, tmp_path):
+    """evaluate's own distributed mode (num_process, process_id, experiment_id): each process adds half."""
+    from tests.conftest import METRICS_DIR
+
+    texts = sentences[:7]
+    (tmp_path / "texts.json").write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+    script = tmp_path / "dist.py"
+    script.write_text(EVALUATE_DISTRIBUTED, encoding="utf-8")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_EVALUATE_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    procs = [subprocess.Popen([sys.executable, str(script), str(METRICS_DIR / "perplexity"), tiny_gpt2,
+                               str(tmp_path / "cache"), str(rank), str(tmp_path / "texts.json"),
+                               str(tmp_path / "result.json")], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for rank in (0, 1)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-3000:]
+    got = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    single = score(texts, tiny_gpt2, batch_size=3)
+    assert got["nll_sums"] == pytest.approx(single["nll_sums"], rel=REL)
+    assert got["corpus_perplexity"] == pytest.approx(single["corpus_perplexity"], rel=REL)
