@@ -333,3 +333,33 @@ def test_cli_build_and_score(tmp_path, utterances, loopback, capsys):
     result = json.loads(capsys.readouterr().out)
     # no-boundary predictions are rejected by references that all have one boundary
     assert rc == 0 and result["acceptance_rate"] == 0.0
+
+
+def test_concurrency_limit(tmp_path, utterances):
+    import time
+
+    llm, _ = _echo_llm()
+    lock = threading.Lock()
+    state = {"now": 0, "max": 0}
+
+    def slow(messages, temperature):
+        with lock:
+            state["now"] += 1
+            state["max"] = max(state["max"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return llm(messages, temperature)
+
+    info = build_references(utterances, POOL, tmp_path / "o", slow, n_iter=12, batch_size=2, concurrency=3)
+    assert info["asked"] == info["distinct_prompts"] and state["max"] == 3
+
+
+def test_cli_explain(capsys):
+    from kometrics.cli import main
+
+    rc = main(["lmre", "explain", "가 / 나 다", "--reference", "가 나 / 다", "--reference", "가 / 나 다",
+               "--similarity", "em"])
+    out = capsys.readouterr().out
+    assert rc == 0 and out.startswith("accepted") and "#1 1.000  가 / 나 다" in out
+    assert main(["lmre", "explain", "가 / 나 다", "--reference", "가 나 / 다"]) == 1

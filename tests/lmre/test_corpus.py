@@ -68,3 +68,13 @@ def test_build_from_klue_dp(tmp_path, data_dir):
         build_corpus(tmp_path / "x", data_dir=data_dir, limit=5, pool_size=0, human_scores={"nope:rule": 1.0})
     with pytest.raises(ValueError, match="unknown strategy"):
         build_corpus(tmp_path / "y", data_dir=data_dir, limit=5, strategies=["audio"])
+
+
+def test_cli_corpus(tmp_path, data_dir, capsys):
+    from kometrics.cli import main
+
+    rc = main(["lmre", "corpus", "--out", str(tmp_path), "--data-dir", str(data_dir), "--limit", "5",
+               "--pool-size", "3", "--strategy", "rule", "--strategy", "comma"])
+    summary = json.loads(capsys.readouterr().out)
+    assert rc == 0 and summary["annotations"] == 10 and summary["pool"] == 3
+    assert (tmp_path / "README.md").read_text("utf-8").startswith("---\n")
