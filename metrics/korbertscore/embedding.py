@@ -19,8 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
-from torch.nn.utils.rnn import pad_sequence
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -285,60 +285,72 @@ def embed(encoder: Encoder, content: Sequence[Sequence[int]], layers: Sequence[i
     top = max(layers)
     if min(layers) < 0 or top > encoder.depth:
         raise ValueError(f"layers must lie in 0..{encoder.depth}, got {layers}")
-    order = sorted(range(len(units)), key=lambda u: len(units[u][2]), reverse=True)
-    unit_out: list[torch.Tensor | None] = [None] * len(units)
+    full = [np.asarray(encoder.prefix + unit[2] + encoder.suffix, dtype=np.int64) for unit in units]
+    full_len = np.fromiter((len(x) for x in full), dtype=np.int64, count=len(full))
+    order = np.argsort(-full_len, kind="stable")  # longest first, so each batch pads little
+    unit_start = np.zeros(len(units), dtype=np.int64)  # row of each unit's first token in `packed`
+    chunks: list[torch.Tensor] = []
+    cursor = 0
     model, dev = encoder.model, encoder.device
     single = len(layers) == 1
     with torch.inference_mode(), _first_blocks(encoder, top):
         for b in range(0, len(order), batch_size):
             chunk = order[b:b + batch_size]
-            seqs = [torch.tensor(encoder.prefix + units[u][2] + encoder.suffix, dtype=torch.long) for u in chunk]
-            ids = pad_sequence(seqs, batch_first=True, padding_value=encoder.pad_id)
-            mask = pad_sequence([torch.ones_like(x) for x in seqs], batch_first=True, padding_value=0)
-            ids, mask = ids.to(dev), mask.to(dev)
+            lens = full_len[chunk]
+            starts = np.zeros(len(chunk), dtype=np.int64)
+            starts[1:] = np.cumsum(lens)[:-1]
+            rows = np.repeat(np.arange(len(chunk)), lens)
+            cols = np.arange(int(lens.sum())) - np.repeat(starts, lens)
+            ids_np = np.full((len(chunk), int(lens.max())), encoder.pad_id, dtype=np.int64)
+            ids_np[rows, cols] = np.concatenate([full[u] for u in chunk])
+            mask_np = np.zeros(ids_np.shape, dtype=np.int64)
+            mask_np[rows, cols] = 1
+            ids, mask = torch.from_numpy(ids_np).to(dev), torch.from_numpy(mask_np).to(dev)
 
             def call(ids=ids, mask=mask):
                 if single and encoder._layers_owner is not None:  # blocks cut to `top`: last state is it
-                    return model(input_ids=ids, attention_mask=mask).last_hidden_state.unsqueeze(2)
+                    return model(input_ids=ids, attention_mask=mask).last_hidden_state
                 out = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
+                if single:
+                    return out.hidden_states[layers[0]]
                 return torch.stack([out.hidden_states[layer] for layer in layers], dim=2)
 
             hidden = forward(call) if forward is not None else call()
-            hidden = hidden.float()
-            hidden = hidden / hidden.norm(dim=-1, keepdim=True)
-            for r, u in enumerate(chunk):
-                unit_out[u] = hidden[r, :len(seqs[r])]
-    # Assemble sentences (windows: each piece from the window where it is farthest from an edge).
-    by_sentence: dict[int, list[int]] = {}
-    for u, (i, _, _) in enumerate(units):
-        by_sentence.setdefault(i, []).append(u)
-    pieces_out: list[torch.Tensor] = []
-    all_ids: list[list[int]] = []
-    for i in range(len(content)):
-        us = by_sentence[i]
-        if len(us) == 1:
-            pieces_out.append(unit_out[us[0]])
-            all_ids.append(encoder.prefix + units[us[0]][2] + encoder.suffix)
-            continue
+            hidden = hidden[mask.bool()].float()  # real tokens only, unit after unit
+            chunks.append(hidden / hidden.norm(dim=-1, keepdim=True))
+            unit_start[chunk] = cursor + starts
+            cursor += int(lens.sum())
+    packed = torch.cat(chunks, dim=0) if chunks else torch.zeros((0, 1) if single else (0, len(layers), 1))
+    # Sentences: one unit -> its rows; windows -> rows gathered (each piece from the window where it is
+    # farthest from an edge), appended after the units.
+    n_units = np.zeros(len(content), dtype=np.int64)
+    first_unit = np.zeros(len(content), dtype=np.int64)
+    for u in range(len(units) - 1, -1, -1):
+        n_units[units[u][0]] += 1
+        first_unit[units[u][0]] = u
+    offsets = unit_start[first_unit].copy()
+    lengths = full_len[first_unit].copy()
+    extra: list[torch.Tensor] = []
+    all_ids: list[list[int]] = [list(full[first_unit[i]]) for i in range(len(content))]
+    for i in np.flatnonzero(n_units > 1):
+        us = list(range(first_unit[i], first_unit[i] + n_units[i]))
         n = len(content[i])
-        starts = torch.tensor([units[u][1] for u in us])
-        pos = torch.arange(n)
-        rel = pos[:, None] - starts[None, :]
-        inside = (rel >= 0) & (rel < room)
-        margin = torch.minimum(rel, room - 1 - rel).masked_fill(~inside, -1)
-        best = margin.argmax(dim=1)  # window whose edge is farthest from each piece
-        stacked = torch.cat([unit_out[u] for u in us], dim=0)
-        unit_start = torch.tensor([0] + [unit_out[u].shape[0] for u in us]).cumsum(0)[:-1]
-        body = stacked[(unit_start[best] + n_pre + pos - starts[best]).to(stacked.device)]
-        rows = [unit_out[us[0]][:n_pre], body, unit_out[us[-1]][n_pre + len(units[us[-1]][2]):]]
-        pieces_out.append(torch.cat(rows, dim=0))
-        all_ids.append(encoder.prefix + list(content[i]) + encoder.suffix)
-    lengths = torch.tensor([t.shape[0] for t in pieces_out], dtype=torch.long)
-    offsets = torch.zeros_like(lengths)
-    if len(lengths) > 1:
-        offsets[1:] = torch.cumsum(lengths, 0)[:-1]
-    packed = torch.cat(pieces_out, dim=0) if pieces_out else torch.zeros((0, len(layers), 1))
-    if single:
-        packed = packed[:, 0]
-    return Embedded(packed=packed, offsets=offsets.to(dev), lengths=lengths.to(dev), ids=all_ids,
+        starts_w = np.array([units[u][1] for u in us])
+        pos = np.arange(n)
+        rel = pos[:, None] - starts_w[None, :]
+        margin = np.where((rel >= 0) & (rel < room), np.minimum(rel, room - 1 - rel), -1)
+        best = margin.argmax(axis=1)
+        idx = np.concatenate([unit_start[us[0]] + np.arange(n_pre),
+                              unit_start[np.array(us)][best] + n_pre + pos - starts_w[best],
+                              unit_start[us[-1]] + n_pre + len(units[us[-1]][2]) + np.arange(n_suf)])
+        offsets[i] = cursor
+        lengths[i] = len(idx)
+        cursor += len(idx)
+        extra.append(packed[torch.from_numpy(idx).to(packed.device)])
+        all_ids[i] = encoder.prefix + list(content[i]) + encoder.suffix
+    if extra:
+        packed = torch.cat([packed, *extra], dim=0)
+    offsets_t = torch.from_numpy(offsets)
+    lengths_t = torch.from_numpy(lengths)
+    return Embedded(packed=packed, offsets=offsets_t.to(dev), lengths=lengths_t.to(dev), ids=all_ids,
                     n_prefix=n_pre, n_suffix=n_suf)

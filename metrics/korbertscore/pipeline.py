@@ -135,7 +135,13 @@ def _weights(encoder: Encoder, emb: Embedded, idf: Any, idf_ids: list[list[int]]
         table = weight_table(size, stats, ())
     else:
         table = weight_table(size, None, encoder.zero_weight_ids)
-    return torch.from_numpy(table[flat]).to(emb.packed.device)
+    # Rows of `packed` are in embedding (length) order: place each sentence's weights at its rows.
+    lengths = emb.lengths.cpu().numpy()
+    rows = np.repeat(emb.offsets.cpu().numpy() - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + \
+        np.arange(len(flat))
+    out = np.zeros(emb.packed.shape[0], dtype=np.float32)
+    out[rows] = table[flat]
+    return torch.from_numpy(out).to(emb.packed.device)
 
 
 def _idf_ids(encoder: Encoder, idf: Any, prep: _Prepared) -> list[list[int]] | None:

@@ -136,12 +136,14 @@ def test_window_pieces_keep_the_context_of_their_window(tiny_bert):
     room = 30 - 2
     assert len(ids) > 2 * room
     emb = embed(enc, [ids], [5], max_length=30)
-    assert emb.packed.shape[0] == len(ids) + 2
+    assert int(emb.lengths[0]) == len(ids) + 2
+    rows = emb.packed[int(emb.offsets[0]):int(emb.offsets[0]) + len(ids) + 2]
     # Piece at the middle of the first window (start 0) comes from that window embedded alone.
     alone = embed(enc, [ids[:room]], [5])
     mid = room // 4
-    assert torch.allclose(emb.packed[1 + mid], alone.packed[1 + mid], atol=1e-5)
-    assert torch.allclose(emb.packed[0], alone.packed[0], atol=1e-5)  # [CLS] of the first window
+    assert torch.allclose(rows[1 + mid], alone.packed[1 + mid], atol=1e-5)
+    assert torch.allclose(rows[0], alone.packed[0], atol=1e-5)  # [CLS] of the first window
+    assert not torch.allclose(rows[1 + room - 1], alone.packed[1 + room - 1], atol=1e-5)  # an edge piece: next window
 
 
 def test_sentinel_model_max_length_is_capped(tiny_bert, tmp_path):
