@@ -145,8 +145,9 @@ class MergeSvAccuracy(evaluate.Metric):
     # filled with stand-ins (None flags, '' classes) that _compute reads back as "not given".
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute the MERGE metrics (see the arguments below); is_seed and word_classes are optional."""
-        if predictions is not None or references is not None:
-            _check_batch(predictions, references, kwargs)
+        if predictions is not None or references is not None:  # checked once, in add_batch
+            if predictions is None or references is None:
+                raise ValueError("pass both predictions and references (or neither, after add_batch)")
             kwargs = _fill_optional(len(predictions), kwargs)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
