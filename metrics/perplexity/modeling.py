@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 _MODELS: dict[tuple[str, str, str, str], tuple[Any, Any]] = {}
+_CE_CHUNK = 2048  # positions per float32 log-softmax
 
 
 @dataclass
@@ -202,10 +203,17 @@ def _forward_rows(model: Any, rows: list[_Row], pad_id: int, padding_side: str,
             kwargs["position_ids"] = (mask.cumsum(-1) - 1).clamp(min=0).to(device)
         if _accepts(model, "use_cache"):
             kwargs["use_cache"] = False
+    rows_t = torch.tensor(row_idx, device=device)
+    pos_t = torch.tensor(pos_idx, device=device)
+    labels_t = torch.tensor(labels, device=device)
     with torch.inference_mode():
         logits = model(**kwargs).logits
-        picked = logits[torch.tensor(row_idx, device=device), torch.tensor(pos_idx, device=device)].float()
-        nll = torch.nn.functional.cross_entropy(picked, torch.tensor(labels, device=device), reduction="none")
+        # float32 log-softmax over the vocabulary, a few thousand positions at a time: with a large vocabulary
+        # a float32 copy of every position's logits would cost more memory than the forward pass
+        nll = torch.cat([
+            torch.nn.functional.cross_entropy(logits[rows_t[k:k + _CE_CHUNK], pos_t[k:k + _CE_CHUNK]].float(),
+                                              labels_t[k:k + _CE_CHUNK], reduction="none")
+            for k in range(0, len(labels), _CE_CHUNK)])
     return nll.cpu()
 
 

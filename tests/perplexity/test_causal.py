@@ -293,3 +293,11 @@ def test_evaluate_module_equals_library(tiny_gpt2, sentences):
         metric.compute(predictions=["좋다", 3], model_id=tiny_gpt2)
     with pytest.raises(TypeError, match=r"predictions\[0\] is NoneType"):
         metric.add_batch(predictions=[None])
+
+
+def test_log_softmax_in_chunks_changes_nothing(tiny_gpt2, sentences, monkeypatch):
+    from kometrics.perplexity import modeling
+
+    whole = score(sentences[:4], tiny_gpt2, batch_size=4)["nll_sums"]
+    monkeypatch.setattr(modeling, "_CE_CHUNK", 7)
+    assert _close(score(sentences[:4], tiny_gpt2, batch_size=4)["nll_sums"], whole, rel=1e-9)
