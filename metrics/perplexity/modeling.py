@@ -375,6 +375,8 @@ def pseudo_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     device = next(model.parameters()).device if device is None else resolve_device(device)
     window = context_length(model, tokenizer) if max_length is None else int(max_length)
+    if window > context_length(model, tokenizer):
+        raise ValueError(f"max_length={window} exceeds the model's context of {context_length(model, tokenizer)}")
     prefix, suffix = special_template(tokenizer)
     capacity = window - len(prefix) - len(suffix)
     if capacity < 1:
