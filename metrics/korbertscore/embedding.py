@@ -246,6 +246,30 @@ def _windows(n: int, size: int) -> list[int]:
     return starts
 
 
+#: Cut batches where the length changes (once a batch holds a quarter of batch_size), so most batches need no
+#: padding at all; set False for plain consecutive batches of batch_size.
+SAME_LENGTH_BATCHES = True
+
+
+def _batches(lengths: np.ndarray, order: np.ndarray, batch_size: int) -> Iterator[np.ndarray]:
+    """Batches of unit indices in ``order`` (longest first), at most ``batch_size`` each."""
+    if not SAME_LENGTH_BATCHES:
+        for b in range(0, len(order), batch_size):
+            yield order[b:b + batch_size]
+        return
+    start = 0
+    sorted_len = lengths[order]
+    min_fill = max(1, batch_size // 4)
+    while start < len(order):
+        stop = min(start + batch_size, len(order))
+        # first position in [start + min_fill, stop) whose length differs from the batch's first
+        cut = np.flatnonzero(sorted_len[start + min_fill:stop] != sorted_len[start])
+        if len(cut):
+            stop = start + min_fill + int(cut[0])
+        yield order[start:stop]
+        start = stop
+
+
 def embed(encoder: Encoder, content: Sequence[Sequence[int]], layers: Sequence[int], batch_size: int = 64,
           long_text: str = "window", max_length: int | None = None, names: Sequence[str] | None = None,
           forward: Any = None) -> Embedded:
@@ -294,8 +318,7 @@ def embed(encoder: Encoder, content: Sequence[Sequence[int]], layers: Sequence[i
     model, dev = encoder.model, encoder.device
     single = len(layers) == 1
     with torch.inference_mode(), _first_blocks(encoder, top):
-        for b in range(0, len(order), batch_size):
-            chunk = order[b:b + batch_size]
+        for chunk in _batches(full_len, order, batch_size):
             lens = full_len[chunk]
             starts = np.zeros(len(chunk), dtype=np.int64)
             starts[1:] = np.cumsum(lens)[:-1]

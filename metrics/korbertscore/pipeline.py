@@ -24,6 +24,8 @@ VERSION = "0.1.0"
 LONG_TEXT = ("window", "truncate", "error")
 # Matching memory budget: elements of the batched similarity tensor.
 _SIM_BUDGET = 1 << 24
+# Pairs are matched in length-sorted chunks of at most this many, so each chunk pads only to its own longest.
+_PAIRS_PER_CHUNK = 256
 
 
 def validate_inputs(predictions: Any, references: Any) -> tuple[list[str], list[list[str]], bool]:
@@ -178,7 +180,7 @@ def _match_all(emb: Embedded, weights: torch.Tensor, cand_rows: np.ndarray, ref_
     start = 0
     while start < n:
         k = int(max(lc[order[start]], lr[order[start]]))
-        size = max(1, _SIM_BUDGET // max(1, k * k * n_layers))
+        size = max(1, min(_PAIRS_PER_CHUNK, _SIM_BUDGET // max(1, k * k * n_layers)))
         idx = torch.from_numpy(order[start:start + size]).to(dev)
         start += size
         sides = []
