@@ -17,6 +17,8 @@ import pytest
 from ..conftest import METRICS_DIR
 from .conftest import load_app, open_app
 
+#: A rendered matplotlib figure inside a gr.Plot.
+PLOT_IMAGE = "[data-testid=matplotlib] img[src^='data:image']"
 NAMES = sorted(p.parent.name for p in METRICS_DIR.glob("*/app.py") if (p.parent / f"{p.parent.name}.py").is_file())
 
 
@@ -54,7 +56,7 @@ def check_korbertscore(page, app, models) -> None:
     _fill(page, "model (Hub id or local folder)", models["tiny_bert"])
     page.get_by_role("button", name="Score").click()
     _wait_text(page, "hashcode")
-    page.locator("img, canvas, svg[class*='plot']").last.wait_for(state="visible")
+    page.locator(PLOT_IMAGE).wait_for(state="visible")
     candidate = page.get_by_label("candidate (prediction)", exact=True).input_value()
     reference = page.get_by_label("reference", exact=True).input_value()
     expected = app.metric.compute(predictions=[candidate], references=[reference], model_type=models["tiny_bert"])
@@ -90,7 +92,7 @@ def check_merge_sv_accuracy(page, app, models) -> None:
     text = _page_text(page)
     assert f"MC = {expected['matching_correctness']:.2f}" in text
     assert f"seed accuracy {expected['seed_accuracy']:.3f}" in text
-    page.locator("img, canvas").last.wait_for(state="visible")
+    page.locator(PLOT_IMAGE).wait_for(state="visible")
 
 
 def check_lmre(page, app, models) -> None:

@@ -15,6 +15,8 @@ import pytest
 from .conftest import REPO, load_app, open_app
 
 APP_FILE = REPO / "spaces" / "playground" / "app.py"
+#: A rendered matplotlib figure inside a gr.Plot (the block's label icon is an svg, so match the image).
+PLOT_IMAGE = "[data-testid=matplotlib] img[src^='data:image']"
 
 
 def _has(module: str, attr: str) -> bool:
@@ -208,7 +210,7 @@ def test_korbertscore_tab(page, playground_url, screenshot, tiny_bert, app):
     page.locator("#kbs-model textarea, #kbs-model input").first.fill(tiny_bert)
     page.locator("#kbs-layer input").fill("4")
     page.locator("#kbs-run").click()
-    page.locator("#kbs-plot img, #kbs-plot canvas, #kbs-plot svg").first.wait_for(state="visible")
+    page.locator(f"#kbs-plot {PLOT_IMAGE}").wait_for(state="visible")
     summary = page.locator("#kbs-summary")
     summary.get_by_text("layer 4").wait_for()
     summary.get_by_text("F1").wait_for()
@@ -251,7 +253,7 @@ def test_merge_tab(page, playground_url, screenshot, app):
     _tab(page, "MERGE SV curve")
     page.locator("#merge-run").click()
     page.locator("#merge-summary").get_by_text("matching correctness").wait_for()
-    page.locator("#merge-plot img, #merge-plot canvas, #merge-plot svg").first.wait_for(state="visible")
+    page.locator(f"#merge-plot {PLOT_IMAGE}").wait_for(state="visible")
     text = page.locator("#merge-summary").inner_text()
     _, expected_summary, result = app.merge_sv_curve(app.EXAMPLE_MERGE)
     assert f"seed accuracy = {result['seed_accuracy']:.4f}" in text
