@@ -64,3 +64,13 @@ def test_parity_several_references(tiny_bert, korsts_pairs, idf):
     per = np.asarray(flat["f1"]).reshape(n, 3)
     assert ours["best_reference"] == per.argmax(axis=1).tolist()
     assert all(ours["best_reference"][i] == 2 for i in range(0, n, 5))
+
+
+def test_bert_score_idf_dict_is_accepted(tiny_bert, korsts_pairs):
+    from bert_score.utils import get_idf_dict, get_tokenizer
+
+    cands, refs, _ = korsts_pairs
+    idf_dict = get_idf_dict(refs[:50], get_tokenizer(tiny_bert), nthreads=0)
+    ours = score(cands[:50], refs[:50], model_type=tiny_bert, num_layers=8, idf=idf_dict)
+    theirs = _theirs(cands[:50], refs[:50], tiny_bert, 8, idf=True)
+    _assert_close(ours, theirs)
