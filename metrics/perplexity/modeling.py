@@ -273,7 +273,8 @@ def _padding_side(tokenizer: Any, padding_side: str | None) -> str:
 
 
 def _encode(tokenizer: Any, texts: list[str], add_special_tokens: bool, offsets: bool) -> Any:
-    kwargs: dict[str, Any] = {"add_special_tokens": add_special_tokens}
+    # verbose=False: the "longer than the maximum sequence length" warning does not apply, windows follow
+    kwargs: dict[str, Any] = {"add_special_tokens": add_special_tokens, "verbose": False}
     if offsets and getattr(tokenizer, "is_fast", False):
         kwargs["return_offsets_mapping"] = True
     return tokenizer(texts, **kwargs)
