@@ -2,7 +2,8 @@
 
 The central check: every dry-run Space folder loads with ``evaluate.load("ORG/<name>")`` in a fresh Python
 process that is offline and cannot import anything of this project (no kometrics, no checkout on the path),
-and its docstring examples pass there, exactly as they would for a user of the published Space.
+its docstring examples pass there, exactly as they would for a user of the published Space, and its
+``app.py`` builds its Gradio app there (so a Space works even without the kometrics pin).
 """
 
 from __future__ import annotations
@@ -158,6 +159,17 @@ _ISOLATED = textwrap.dedent('''
     out["examples"] = sum(len(t.examples) for t in tests)
     out["failures"] = runner.failures
     out["report"] = "".join(report)[-6000:]
+    # The Space's app builds there too (imported as a Space runs it: its folder first on sys.path, cwd there).
+    import importlib.util, os
+    import gradio as gr
+
+    folder = Path(cfg["load"]).resolve()
+    os.chdir(folder)
+    sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location("space_app", folder / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    out["app_builds"] = isinstance(app.demo, gr.Blocks)
     out["repo_modules"] = sorted(
         n for n, m in list(sys.modules.items())
         if getattr(m, "__file__", None) and in_project(m.__file__))
@@ -188,6 +200,7 @@ def test_space_loads_alone_offline_and_doctests_pass(name, dry_run, doctest_glob
     assert out["repo_modules"] == [], out["repo_modules"]
     assert out["examples"] >= 2
     assert out["failures"] == 0, out["report"]
+    assert out["app_builds"] is True
 
 
 # --- the Hub calls --------------------------------------------------------------------------------------
