@@ -1,4 +1,4 @@
-"""``kometrics data klue_sts --out DIR``: build the KLUE-STS dataset folder."""
+"""``kometrics klue_sts build --out DIR``: the KLUE-STS dataset folder (Hugging Face ``klue``/``sts`` schema)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,9 @@ def _build(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def register(commands, bench) -> None:
-    data = commands.choices.get("data")
-    if data is None:
-        data = commands.add_parser("data", help="build dataset folders from raw corpora")
-        data.set_defaults(func=lambda args, extra: data.print_help() or 2)
-        data._kometrics_sub = data.add_subparsers(dest="dataset")
-    p = data._kometrics_sub.add_parser("klue_sts", help="KLUE-STS dev in the Hugging Face klue/sts schema")
+    top = commands.add_parser("klue_sts", help="KLUE-STS tools: build the dataset folder")
+    sub = top.add_subparsers(dest="klue_sts_command", required=True)
+    p = sub.add_parser("build", help="KLUE-STS dev in the Hugging Face klue/sts schema, as a datasets folder")
     p.add_argument("--source", help="klue-sts-v1.1_dev.json or its folder (default: ../shared/data/klue)")
     p.add_argument("--out", required=True, help="output folder")
     p.set_defaults(func=_build)

@@ -184,7 +184,7 @@ def test_dataset_folder_loads_with_hf_schema(tmp_path, data_dir):
     from kometrics.datasets_scripts.klue_sts.build import build
 
     out = build(data_dir / "klue", tmp_path / "klue_sts")
-    ds = datasets.load_dataset(str(out))["validation"]
+    ds = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "cache"))["validation"]
     assert ds.num_rows == 519
     labels = ds.features["labels"]
     assert labels["label"] == datasets.Value("float64") and labels["real-label"] == datasets.Value("float64")
@@ -205,3 +205,13 @@ def test_demo_section_runs_on_real_data(data_dir):
     assert "519 real pairs" in section.title
     overlap = section.results["character-bigram overlap (no model)"]
     assert 0.0 < overlap["pearson"] < 1.0 and overlap["pearson_ci"][0] < overlap["pearson"]
+
+
+def test_cli_builds_the_dataset_folder(tmp_path, data_dir, capsys):
+    import datasets
+
+    from kometrics.cli import main
+
+    assert main(["klue_sts", "build", "--source", str(data_dir / "klue"), "--out", str(tmp_path / "ds")]) == 0
+    assert "validation.jsonl" in capsys.readouterr().out
+    assert datasets.load_dataset(str(tmp_path / "ds"), cache_dir=str(tmp_path / "cache"))["validation"].num_rows == 519
