@@ -20,9 +20,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/kometrics demo $(DEMO_ARGS)
 
-# Debian's chromium for the browser tests of the Spaces (Playwright never downloads its own browser).
+# Debian's chromium for the browser tests of the Spaces (Playwright never downloads its own browser), and a
+# Hangul font so that pages and plots show Korean text.
 browser:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@{ command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi nanum; } || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-nanum >/dev/null; }
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
