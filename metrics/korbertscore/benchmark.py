@@ -91,8 +91,9 @@ def main(args: argparse.Namespace) -> int:
     import numpy as np
 
     model = args.model or _build_model(args.cache_dir, args.data_dir)
-    results = {}
-    for system in ("bert_score", "korbertscore"):
+    results: dict[str, dict] = {}
+    runs = [s for _ in range(args.repeats) for s in ("bert_score", "korbertscore")]
+    for system in runs:
         cmd = [sys.executable, "-m", "kometrics.korbertscore.benchmark", "--worker", system, "--model", model,
                "--limit", str(args.limit), "--num-layers", str(args.num_layers), "--batch-size",
                str(args.batch_size), "--device", args.device]
@@ -103,12 +104,16 @@ def main(args: argparse.Namespace) -> int:
         if out.returncode != 0:
             print(out.stderr[-3000:], file=sys.stderr)
             return out.returncode
-        results[system] = json.loads(out.stdout.strip().splitlines()[-1])
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+        # Alternating repeats; keep each system's fastest run (the CPU is shared, the minimum is the least noisy).
+        if system not in results or got["seconds"] < results[system]["seconds"]:
+            results[system] = got
     n = args.limit
     bs, ks = results["bert_score"], results["korbertscore"]
     diff = float(np.abs(np.array(bs["f1"]) - np.array(ks["f1"])).max())
     print(f"KorBERTScore benchmark: {n} KorSTS train pairs, BERT-base-sized random model ({model}), layer "
-          f"{args.num_layers}, batch {args.batch_size}, device {args.device}, {os.cpu_count()} CPUs visible")
+          f"{args.num_layers}, batch {args.batch_size}, device {args.device}, {os.cpu_count()} CPUs visible, "
+          f"best of {args.repeats} alternating run(s) each")
     print(f"  bert_score 0.3.13 : {bs['seconds']:8.2f} s  {n / bs['seconds']:8.1f} pairs/s  peak RSS {bs['peak_mb']:.0f} MB")
     print(f"  korbertscore      : {ks['seconds']:8.2f} s  {n / ks['seconds']:8.1f} pairs/s  peak RSS {ks['peak_mb']:.0f} MB")
     print(f"  throughput ratio  : {bs['seconds'] / ks['seconds']:.2f}x (target >= 1.25x)")

@@ -137,6 +137,7 @@ def register(commands, bench) -> None:
     b.add_argument("--data-dir", default=None)
     b.add_argument("--cache-dir", default=None)
     b.add_argument("--device", default="cpu")
+    b.add_argument("--repeats", type=int, default=1, help="alternating runs per system; the fastest is kept")
     b.set_defaults(func=cmd_bench)
 
     bl = bench.add_parser("korbertscore-layers", help="same as `kometrics korbertscore layers`")
