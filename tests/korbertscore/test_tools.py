@@ -255,3 +255,50 @@ def test_demo_section_on_real_pairs(tiny_bert, data_dir):
     for res in section.results.values():
         assert res["n"] == 30 and -1 <= res["pearson_f1"] <= 1
     assert any("Pearson" in line for line in section.lines)
+
+
+def _evaluate_worker(rank, folder, model, cands, refs, cache_dir, queue):
+    import warnings
+
+    import evaluate
+
+    warnings.filterwarnings("ignore")
+    metric = evaluate.load(folder, num_process=2, process_id=rank, experiment_id="kbs-dist", cache_dir=cache_dir)
+    half = len(cands) // 2
+    part = slice(0, half) if rank == 0 else slice(half, None)
+    metric.add_batch(predictions=cands[part], references=refs[part])
+    queue.put((rank, metric.compute(model_type=model, num_layers=5)))
+
+
+def test_evaluate_distributed_mode_two_processes(tiny_bert, korsts_pairs, tmp_path):
+    import multiprocessing as mp
+
+    cands, refs, _ = korsts_pairs
+    c, r = cands[:12], refs[:12]
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_evaluate_worker, args=(k, str(REPO / "metrics" / "korbertscore"), tiny_bert, c, r,
+                                                          str(tmp_path), queue)) for k in range(2)]
+    for p in procs:
+        p.start()
+    results = dict(queue.get(timeout=240) for _ in procs)
+    for p in procs:
+        p.join(timeout=60)
+    assert results[1] is None
+    want = score(c, r, model_type=tiny_bert, num_layers=5)
+    np.testing.assert_allclose(results[0]["f1"], want["f1"], atol=1e-6)
+
+
+def test_layer_sweep_reads_a_user_file(tmp_path):
+    from kometrics.korbertscore.layers import load_pairs
+
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(json.dumps({"sentence1": f"문장 {i}", "sentence2": f"다른 문장 {i}", "score": i / 2},
+                                         ensure_ascii=False) for i in range(5)) + "\n", encoding="utf-8")
+    c, r, h = load_pairs(str(path))
+    assert c[2] == "문장 2" and h == [0.0, 0.5, 1.0, 1.5, 2.0]
+    (tmp_path / "bad.jsonl").write_text('{"sentence1": "a"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="missing key"):
+        load_pairs(str(tmp_path / "bad.jsonl"))
+    with pytest.raises(ValueError, match="source must be one of"):
+        load_pairs("nope")
