@@ -13,6 +13,8 @@ for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "H
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+import contextlib  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -63,3 +65,36 @@ def tiny_gpt2(tmp_path_factory, korean_texts) -> str:
 def doctest_globals(tiny_bert, tiny_gpt2) -> dict:
     """Names the metrics' docstring examples may use for local models (the docs say so)."""
     return {"tiny_bert": tiny_bert, "tiny_mlm": tiny_bert, "tiny_gpt2": tiny_gpt2}
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def load_app(path: Path, name: str | None = None):
+    """Import a Space's ``app.py`` (which builds ``demo`` without launching it) as a fresh module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name or f"_app_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextlib.contextmanager
+def serve_app(path: Path) -> Iterator[tuple[object, object]]:
+    """Launch a Space's ``demo`` on 127.0.0.1 and yield ``(app_module, gradio_client.Client)``; close after."""
+    from gradio_client import Client
+
+    app = load_app(path)
+    port = free_port()
+    app.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
+    try:
+        yield app, Client(f"http://127.0.0.1:{port}/", verbose=False)
+    finally:
+        app.demo.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -73,31 +71,14 @@ def test_batch_hook_accumulates_tensors():
     assert outs[2] == pytest.approx(klue_sts_scores(preds, gold), abs=1e-6)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_space_answers_through_gradio_client(monkeypatch):
-    import importlib.util
-
+def test_space_answers_through_gradio_client():
     import pandas as pd
-    from gradio_client import Client
 
     from kometrics.klue_sts import klue_sts_scores
-    from tests.conftest import METRICS_DIR
+    from tests.conftest import METRICS_DIR, serve_app
 
-    spec = importlib.util.spec_from_file_location("klue_sts_app", METRICS_DIR / "klue_sts" / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(app)
-    port = _free_port()
-    app.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
-    try:
-        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+    with serve_app(METRICS_DIR / "klue_sts" / "app.py") as (_, client):
         table = pd.DataFrame({"prediction": [4.5, 0.5, 3.2, 1.0], "reference": [5.0, 0.0, 2.8, 1.4]})
         result = client.predict({"headers": list(table.columns), "data": table.values.tolist()}, 3.0, False,
                                 api_name="/score")
-        assert result == pytest.approx(klue_sts_scores(table.prediction, table.reference))
-    finally:
-        app.demo.close()
+    assert result == pytest.approx(klue_sts_scores(table.prediction, table.reference))

@@ -3,8 +3,6 @@ MERE, and the Space answering through gradio_client."""
 
 from __future__ import annotations
 
-import socket
-
 import numpy as np
 import pytest
 
@@ -69,30 +67,20 @@ def test_hook_checks_lengths_and_logs_curve_points():
         compute_metrics_factory(["a"], None, thresholds=[0])
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_space_answers_through_gradio_client(tmp_path):
     import csv
-    import importlib.util
     import io
 
-    from gradio_client import Client, handle_file
+    from gradio_client import handle_file
 
-    spec = importlib.util.spec_from_file_location("merge_sv_app", METRICS_DIR / "merge_sv_accuracy" / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(app)
-    rows = list(csv.DictReader(io.StringIO(app.EXAMPLE)))
+    from tests.conftest import load_app, serve_app
+
+    app_path = METRICS_DIR / "merge_sv_accuracy" / "app.py"
+    rows = list(csv.DictReader(io.StringIO(load_app(app_path).EXAMPLE)))
     want = seed_variant_accuracy([int(r["prediction"]) for r in rows], [int(r["label"]) for r in rows],
                                  [r["seed_id"] for r in rows], is_seed=[r["is_seed"] == "true" for r in rows],
                                  word_classes=[r["word_class"] for r in rows])
-    port = _free_port()
-    app.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
-    try:
-        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+    with serve_app(app_path) as (app, client):
         plot, summary, result = client.predict(None, app.EXAMPLE, "", api_name="/score")
         assert result["matching_correctness"] == want["matching_correctness"]
         assert result["sv_accuracy"] == {str(k): v for k, v in want["sv_accuracy"].items()}
@@ -106,5 +94,3 @@ def test_space_answers_through_gradio_client(tmp_path):
         assert result["seed_accuracy"] is None and set(result["sv_accuracy"]) == {"0.5", "1.0"}
         with pytest.raises(Exception, match="label"):
             client.predict(None, "seed_id,prediction\na,1\n", "", api_name="/score")
-    finally:
-        app.demo.close()

@@ -4,7 +4,6 @@ on the tiny BERT, and the Space answering through gradio_client."""
 from __future__ import annotations
 
 import math
-import socket
 
 import pytest
 import torch
@@ -101,29 +100,11 @@ def test_pseudo_token_surprisals(tiny_bert, sentences):
     assert "".join(p for p, _ in pairs) == text.rstrip()[: len("".join(p for p, _ in pairs))]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_space_answers_through_gradio_client(tiny_gpt2, sentences):
-    import importlib.util
+    from tests.conftest import METRICS_DIR, serve_app
 
-    from gradio_client import Client
-
-    from tests.conftest import METRICS_DIR
-
-    spec = importlib.util.spec_from_file_location("perplexity_app", METRICS_DIR / "perplexity" / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(app)
-    port = _free_port()
-    app.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
-    try:
-        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+    with serve_app(METRICS_DIR / "perplexity" / "app.py") as (_, client):
         summary, highlighted, table = client.predict(sentences[0], tiny_gpt2, "causal", api_name="/surprisal")
-    finally:
-        app.demo.close()
     expected = score([sentences[0]], tiny_gpt2)
     assert summary["bits_per_character"] == pytest.approx(expected["bits_per_character"], rel=REL)
     assert summary["token_count"] == expected["token_counts"][0]
