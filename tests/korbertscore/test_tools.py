@@ -302,3 +302,24 @@ def test_layer_sweep_reads_a_user_file(tmp_path):
         load_pairs(str(tmp_path / "bad.jsonl"))
     with pytest.raises(ValueError, match="source must be one of"):
         load_pairs("nope")
+
+
+def test_stream_and_baseline_cli(tiny_bert, korsts_pairs, tmp_path):
+    cands, refs, _ = korsts_pairs
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _jsonl(src, cands[:7], refs[:7])
+    text = tmp_path / "ko.txt"
+    text.write_text("\n".join(cands[:40]) + "\n", encoding="utf-8")
+    base = tmp_path / "base.tsv"
+    cmds = [["korbertscore", "baseline", "--model", tiny_bert, "--text", str(text), "--pairs", "60", "--output",
+             str(base)],
+            ["korbertscore", "stream", "--model", tiny_bert, "--num-layers", "4", "--input", str(src), "--output",
+             str(dst), "--chunk-size", "3", "--baseline", str(base)]]
+    for cmd in cmds:
+        subprocess.run([sys.executable, "-m", "kometrics.cli", *cmd], capture_output=True, text=True, cwd=REPO,
+                       check=True)
+    rows = [json.loads(x) for x in dst.read_text(encoding="utf-8").splitlines()]
+    want = score(cands[:7], refs[:7], model_type=tiny_bert, num_layers=4, rescale_with_baseline=True,
+                 baseline_path=str(base))
+    np.testing.assert_allclose([r["f1"] for r in rows], want["f1"], atol=1e-6)
+    assert rows[0]["hashcode"].endswith("-custom-rescaled") and rows[3]["id"] == 3
