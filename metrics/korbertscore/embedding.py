@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ class Encoder:
 
 
 _CACHE: dict[tuple[str, str, str], Encoder] = {}
+_MODEL_LOCK = threading.RLock()
 
 
 def clear_cache() -> None:
@@ -226,15 +228,16 @@ class Embedded:
 def _first_blocks(encoder: Encoder, n: int) -> Iterator[None]:
     """Run only the first ``n`` encoder blocks inside the context."""
     owner, attr = encoder._layers_owner, encoder._layers_attr
-    if owner is None or n >= encoder.depth:
-        yield
-        return
-    full = getattr(owner, attr)
-    setattr(owner, attr, torch.nn.ModuleList(list(full)[:n]))
-    try:
-        yield
-    finally:
-        setattr(owner, attr, full)
+    with _MODEL_LOCK:  # the cached model is shared: one cut at a time (e.g. concurrent Space requests)
+        if owner is None or n >= encoder.depth:
+            yield
+            return
+        full = getattr(owner, attr)
+        setattr(owner, attr, torch.nn.ModuleList(list(full)[:n]))
+        try:
+            yield
+        finally:
+            setattr(owner, attr, full)
 
 
 def _windows(n: int, size: int) -> list[int]:

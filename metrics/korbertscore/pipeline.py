@@ -26,6 +26,8 @@ LONG_TEXT = ("window", "truncate", "error")
 _SIM_BUDGET = 1 << 24
 # Pairs are matched in length-sorted chunks of at most this many, so each chunk pads only to its own longest.
 _PAIRS_PER_CHUNK = 256
+# Predictions embedded at once (divided by the number of layers in score_layers): bounds memory on big inputs.
+_PREDICTIONS_PER_CHUNK = 32768
 
 
 def validate_inputs(predictions: Any, references: Any) -> tuple[list[str], list[list[str]], bool]:
@@ -90,7 +92,8 @@ def _check_max_length(encoder: Encoder, max_length: Any) -> int | None:
 class _Prepared:
     """Unique sentences of a call with their piece ids, and each flat pair's (candidate, reference) rows."""
 
-    def __init__(self, encoder: Encoder, predictions: list[str], refs: list[list[str]], multi: bool = False):
+    def __init__(self, encoder: Encoder, predictions: list[str], refs: list[list[str]], multi: bool = False,
+                 offset: int = 0):
         flat_refs = [r for group in refs for r in group]
         self.groups = np.repeat(np.arange(len(refs)), [len(g) for g in refs])
         stripped = [s.strip() for s in predictions] + [s.strip() for s in flat_refs]
@@ -101,10 +104,10 @@ class _Prepared:
         self.content = tokenize(encoder, self.unique)
         self.names = [""] * len(self.unique)
         for i, s in enumerate(predictions):
-            self.names[row[s.strip()]] = self.names[row[s.strip()]] or f"predictions[{i}]"
+            self.names[row[s.strip()]] = self.names[row[s.strip()]] or f"predictions[{i + offset}]"
         for i, group in enumerate(refs):
             for j, s in enumerate(group):
-                where = f"references[{i}][{j}]" if multi else f"references[{i}]"
+                where = f"references[{i + offset}][{j}]" if multi else f"references[{i + offset}]"
                 self.names[row[s.strip()]] = self.names[row[s.strip()]] or where
         self.flat_refs = flat_refs
 
@@ -120,19 +123,39 @@ def _empty_warning(predictions: list[str], refs: list[list[str]], multi: bool) -
                       "empty candidate or reference score 0", UserWarning, stacklevel=3)
 
 
-def _weights(encoder: Encoder, emb: Embedded, idf: Any, idf_ids: list[list[int]] | None) -> torch.Tensor:
-    """Per-piece weights aligned with ``emb.packed`` (float32, on the device)."""
+IdfStats = tuple[dict[int, float], float]
+
+
+def _idf_stats(encoder: Encoder, idf: Any, flat_refs: list[str]) -> IdfStats | None:
+    """The piece weights of a call: ``None`` (1, [CLS]/[SEP] 0), or ``(idf per piece id, default)`` from the
+    references (``idf=True``), from the given sentences, or from a dict (bert_score's precomputed idf)."""
+    if idf is None or idf is False:
+        return None
+    if isinstance(idf, Mapping):
+        factory = getattr(idf, "default_factory", None)
+        return {int(k): float(v) for k, v in idf.items()}, float(factory()) if factory is not None else 0.0
+    if idf is True:
+        sentences = flat_refs
+    else:
+        if isinstance(idf, str) or not isinstance(idf, Sequence):
+            raise TypeError(f"idf must be a bool, a list of sentences or a dict of piece-id weights, got {idf!r}")
+        if not idf:
+            raise ValueError("idf is an empty list of sentences; pass idf=True to use the references")
+        for i, x in enumerate(idf):
+            if not isinstance(x, str):
+                raise TypeError(f"idf[{i}] must be a string, got {type(x).__name__}")
+        sentences = list(idf)
+    unique = list(dict.fromkeys(x.strip() for x in sentences))
+    ids = dict(zip(unique, tokenize(encoder, unique)))
+    return idf_weights(encoder.prefix + ids[x.strip()] + encoder.suffix for x in sentences)
+
+
+def _weights(encoder: Encoder, emb: Embedded, stats: IdfStats | None) -> torch.Tensor:
+    """Per-piece weights aligned with the rows of ``emb.packed`` (float32, on the device)."""
     flat = np.fromiter((t for ids in emb.ids for t in ids), dtype=np.int64,
                        count=int(sum(len(x) for x in emb.ids)))
     size = int(max(flat.max(initial=0), max(encoder.zero_weight_ids, default=0))) + 1
-    if isinstance(idf, Mapping):
-        values = {int(k): float(v) for k, v in idf.items()}
-        default = float(getattr(idf, "default_factory", lambda: 0.0)() if hasattr(idf, "default_factory")
-                        and idf.default_factory is not None else 0.0)
-        size = max(size, max(values, default=0) + 1)
-        table = weight_table(size, (values, default), ())
-    elif idf_ids is not None:
-        stats = idf_weights(idf_ids)
+    if stats is not None:
         size = max(size, max(stats[0], default=0) + 1)
         table = weight_table(size, stats, ())
     else:
@@ -146,21 +169,25 @@ def _weights(encoder: Encoder, emb: Embedded, idf: Any, idf_ids: list[list[int]]
     return torch.from_numpy(out).to(emb.packed.device)
 
 
-def _idf_ids(encoder: Encoder, idf: Any, prep: _Prepared) -> list[list[int]] | None:
-    """Piece ids (with special tokens) of the idf sentences, or None for plain weights."""
-    if idf is None or idf is False or isinstance(idf, Mapping):
-        return None
-    if idf is True:
-        row = {s: k for k, s in enumerate(prep.unique)}
-        return [encoder.prefix + prep.content[row[s.strip()]] + encoder.suffix for s in prep.flat_refs]
-    if isinstance(idf, str) or not isinstance(idf, Sequence):
-        raise TypeError(f"idf must be a bool, a list of sentences or a dict of piece-id weights, got {idf!r}")
-    if not idf:
-        raise ValueError("idf is an empty list of sentences; pass idf=True to use the references")
-    for i, s in enumerate(idf):
-        if not isinstance(s, str):
-            raise TypeError(f"idf[{i}] must be a string, got {type(s).__name__}")
-    return [encoder.prefix + ids + encoder.suffix for ids in tokenize(encoder, list(idf))]
+def _score_chunks(encoder: Encoder, preds: list[str], refs: list[list[str]], multi: bool, layers: list[int],
+                  stats: IdfStats | None, chunk: int, batch_size: int, long_text: str, max_length: int | None,
+                  exclude_special: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flat-pair P, R, F1 (``[layers, pairs]``) and each pair's prediction index, ``chunk`` predictions at a
+    time (sentences are deduplicated within a chunk; memory holds one chunk's embeddings)."""
+    out_p, out_r, out_f, groups = [], [], [], []
+    for a in range(0, len(preds), chunk):
+        prep = _Prepared(encoder, preds[a:a + chunk], refs[a:a + chunk], multi, offset=a)
+        emb = embed(encoder, prep.content, layers, batch_size=batch_size, long_text=long_text,
+                    max_length=max_length, names=prep.names)
+        p, r, f = _match_all(emb, _weights(encoder, emb, stats), prep.cand_rows, prep.ref_rows, exclude_special)
+        if len(layers) == 1:  # one layer: embed() returned [tokens, d], so the results have no layer axis
+            p, r, f = p[None], r[None], f[None]
+        out_p.append(p)
+        out_r.append(r)
+        out_f.append(f)
+        groups.append(prep.groups + a)
+    return (np.concatenate(out_p, axis=1), np.concatenate(out_r, axis=1), np.concatenate(out_f, axis=1),
+            np.concatenate(groups))
 
 
 def _match_all(emb: Embedded, weights: torch.Tensor, cand_rows: np.ndarray, ref_rows: np.ndarray,
@@ -279,24 +306,22 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
         return {"precision": [], "recall": [], "f1": [], "best_reference": [], "num_layers": layer,
                 "hashcode": hashcode}
     _empty_warning(preds, refs, multi)
-    prep = _Prepared(encoder, preds, refs, multi)
-    idf_ids = _idf_ids(encoder, idf, prep)
-    emb = embed(encoder, prep.content, [layer], batch_size=batch_size, long_text=long_text, max_length=limit,
-                names=prep.names)
-    weights = _weights(encoder, emb, idf, idf_ids)
-    p, r, f = _match_all(emb, weights, prep.cand_rows, prep.ref_rows, exclude_special_tokens)
-    _nan_warning(p, r, prep)
-    (p, r, f), best = _group(np.stack([p, r, f]), prep.groups, len(preds))
+    stats = _idf_stats(encoder, idf, [x for group in refs for x in group])
+    p, r, f, groups = _score_chunks(encoder, preds, refs, multi, [layer], stats, _PREDICTIONS_PER_CHUNK, batch_size,
+                                    long_text, limit, exclude_special_tokens)
+    p, r, f = p[0], r[0], f[0]
+    _nan_warning(p, r, groups)
+    (p, r, f), best = _group(np.stack([p, r, f]), groups, len(preds))
     if baseline is not None:
         p, r, f = rescale(p, baseline[0]), rescale(r, baseline[1]), rescale(f, baseline[2])
     return {"precision": p.tolist(), "recall": r.tolist(), "f1": f.tolist(), "best_reference": best.tolist(),
             "num_layers": layer, "hashcode": hashcode}
 
 
-def _nan_warning(p: np.ndarray, r: np.ndarray, prep: _Prepared) -> None:
+def _nan_warning(p: np.ndarray, r: np.ndarray, groups: np.ndarray) -> None:
     bad = np.flatnonzero(np.isnan(p) | np.isnan(r))
     if len(bad):
-        where = [f"pair {int(k)} (predictions[{int(prep.groups[k])}])" for k in bad[:5]]
+        where = [f"pair {int(k)} (predictions[{int(groups[k])}])" for k in bad[:5]]
         warnings.warn(f"all piece weights of a text are 0 at {', '.join(where)}{' ...' if len(bad) > 5 else ''}: "
                       "its precision or recall is NaN and F1 0, as in bert_score. With idf this happens when every "
                       "piece occurs in every idf sentence (e.g. one reference); pass more idf sentences or idf=False",
@@ -331,12 +356,9 @@ def score_layers(predictions: Sequence[str], references: Sequence[str], model_ty
     if not preds:
         return {x: {"precision": np.zeros(0), "recall": np.zeros(0), "f1": np.zeros(0)} for x in wanted}
     _empty_warning(preds, refs, False)
-    prep = _Prepared(encoder, preds, refs)
-    emb = embed(encoder, prep.content, wanted, batch_size=batch_size, long_text=long_text, names=prep.names)
-    weights = _weights(encoder, emb, idf, _idf_ids(encoder, idf, prep))
-    p, r, f = _match_all(emb, weights, prep.cand_rows, prep.ref_rows, exclude_special_tokens)
-    if len(wanted) == 1:  # one layer: embed() returned [tokens, d], so the results have no layer axis
-        p, r, f = p[None], r[None], f[None]
+    stats = _idf_stats(encoder, idf, [x[0] for x in refs])
+    p, r, f, _ = _score_chunks(encoder, preds, refs, False, wanted, stats, max(1, _PREDICTIONS_PER_CHUNK // len(wanted)),
+                               batch_size, long_text, None, exclude_special_tokens)
     return {x: {"precision": p[k], "recall": r[k], "f1": f[k]} for k, x in enumerate(wanted)}
 
 

@@ -197,3 +197,20 @@ def test_rescale_and_max_over_references():
     maxed, best = max_over_references(vals, groups, 2)
     np.testing.assert_allclose(maxed, [[0.9, 0.7], [0.2, 0.9]])
     assert best.tolist() == [0, 2]
+
+
+def test_chunked_scoring_equals_one_chunk(tiny_bert, korsts_pairs, monkeypatch):
+    from kometrics.korbertscore import pipeline
+
+    cands, refs, _ = korsts_pairs
+    c = cands[:20] + [""]
+    groups = [[refs[i], cands[(i + 3) % 20]] for i in range(20)] + [["무엇"]]
+    whole = quiet(score, c, groups, model_type=tiny_bert, num_layers=6, idf=True)
+    layers_whole = score_layers(cands[:20], refs[:20], tiny_bert, layers=[3, 6])
+    monkeypatch.setattr(pipeline, "_PREDICTIONS_PER_CHUNK", 7)
+    with pytest.warns(UserWarning, match=r"predictions\[20\]"):
+        parts = score(c, groups, model_type=tiny_bert, num_layers=6, idf=True)
+    assert parts["best_reference"] == whole["best_reference"]
+    np.testing.assert_allclose(parts["f1"], whole["f1"], atol=1e-6)
+    layers_parts = score_layers(cands[:20], refs[:20], tiny_bert, layers=[3, 6])
+    np.testing.assert_allclose(layers_parts[3]["f1"], layers_whole[3]["f1"], atol=1e-6)
