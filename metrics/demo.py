@@ -28,6 +28,10 @@ __all__ = ["DemoContext", "DemoSection", "run_demo"]
 
 T = TypeVar("T")
 
+#: Optional dependencies of demo sections and the pip extra that installs each.
+OPTIONAL_EXTRAS = {"kiwipiepy": "ko", "MeCab": "ko", "mecab_ko": "ko", "nltk": "bench", "bert_score": "bench",
+                   "matplotlib": "demo", "gradio": "demo", "pandas": "demo", "openai": "llm"}
+
 
 @dataclass
 class DemoSection:
@@ -157,6 +161,15 @@ def run_demo(data_dir: str | None = None, limit: int | None = None, offline: boo
         start = time.perf_counter()
         try:
             section: DemoSection = mod.run(ctx)
+        except ModuleNotFoundError as e:
+            top = (e.name or "").split(".")[0]
+            if top not in OPTIONAL_EXTRAS:
+                failed.append(name)
+                print(f"\n== {name}: FAILED ==\n{traceback.format_exc()}", file=out)
+                continue
+            print(f"\n== {name}: skipped: it needs {top}, an optional dependency "
+                  f"(pip install 'kometrics[{OPTIONAL_EXTRAS[top]}]') ==", file=out)
+            continue
         except Exception:
             failed.append(name)
             print(f"\n== {name}: FAILED ==\n{traceback.format_exc()}", file=out)
