@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import warnings
@@ -17,12 +16,6 @@ import pytest
 from kometrics.korbertscore import score
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_evaluate_face_equals_library(tiny_bert, korsts_pairs):
@@ -117,25 +110,14 @@ def test_similarity_matrix_and_plot(tiny_bert, tmp_path):
     assert len(ax.lines) == m.shape[0] + m.shape[1]  # one dot per candidate piece, one ring per reference piece
 
 
-def test_space_answers_through_gradio_client(tiny_bert, monkeypatch):
-    import importlib.util
+def test_space_answers_through_gradio_client(tiny_bert):
+    from tests.conftest import serve_app
 
-    from gradio_client import Client
-
-    folder = REPO / "metrics" / "korbertscore"
-    spec = importlib.util.spec_from_file_location("_korbertscore_space", folder / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(app)
-    port = _free_port()
-    app.demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True)
-    try:
-        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+    with serve_app(REPO / "metrics" / "korbertscore" / "app.py") as (_, client):
         result, plot = client.predict("오늘은 날씨가 맑다.", "오늘 날씨 맑음", tiny_bert, 8, False, api_name="/score")
-        want = score(["오늘은 날씨가 맑다."], ["오늘 날씨 맑음"], model_type=tiny_bert, num_layers=8)
-        assert result["f1"] == pytest.approx(want["f1"][0], abs=1e-7) and result["num_layers"] == 8
-        assert plot is not None
-    finally:
-        app.demo.close()
+    want = score(["오늘은 날씨가 맑다."], ["오늘 날씨 맑음"], model_type=tiny_bert, num_layers=8)
+    assert result["f1"] == pytest.approx(want["f1"][0], abs=1e-7) and result["num_layers"] == 8
+    assert plot is not None
 
 
 def test_seq2seq_trainer_compute_metrics(tiny_bert, korsts_pairs, tmp_path):
