@@ -49,11 +49,7 @@ def plot_layers(result: BenchmarkResult, path: str | os.PathLike) -> Path:
                  f"{len(result.ids)} pairs", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, path)
 
 
 def plot_scatter(result: BenchmarkResult, path: str | os.PathLike) -> Path:
@@ -76,6 +72,11 @@ def plot_scatter(result: BenchmarkResult, path: str | os.PathLike) -> Path:
     ax.set_title(f"{best['metric']}: Pearson {best['pearson']:+.3f} [{lo:+.3f}, {hi:+.3f}], "
                  f"n={len(y)}\n{result.model_label}", fontsize=8)
     ax.grid(alpha=0.3)
+    return _save(plt, fig, path)
+
+
+def _save(plt, fig, path: str | os.PathLike) -> Path:
+    """Lay out, write and close a figure; return its path."""
     fig.tight_layout()
     out = Path(path)
     fig.savefig(out)

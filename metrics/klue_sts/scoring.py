@@ -67,29 +67,32 @@ def binarize(scores: np.ndarray, threshold: float = 3.0) -> np.ndarray:
     return np.asarray(scores) >= threshold
 
 
-def _undefined(what: str, why: str) -> float:
-    warnings.warn(f"{what} is undefined ({why}); returning NaN", RuntimeWarning, stacklevel=3)
-    return math.nan
+def _undefined_reason(predictions: np.ndarray, references: np.ndarray) -> str | None:
+    """Why a correlation of the two score lists is undefined (fewer than two pairs, a constant side), or None."""
+    if len(predictions) < 2:
+        return "fewer than two pairs"
+    for name, x in (("predictions", predictions), ("references", references)):
+        if np.all(x == x[0]):
+            return f"{name} are constant (all {x[0]:g}), so their variance is zero"
+    return None
+
+
+def _correlation(what: str, statistic, predictions: np.ndarray, references: np.ndarray) -> float:
+    why = _undefined_reason(predictions, references)
+    if why is not None:
+        warnings.warn(f"{what} is undefined ({why}); returning NaN", RuntimeWarning, stacklevel=3)
+        return math.nan
+    return float(statistic(predictions, references).statistic)
 
 
 def pearson(predictions: np.ndarray, references: np.ndarray) -> float:
     """Pearson's r in [-1, 1] (``scipy.stats.pearsonr``). NaN with a warning when either side is constant."""
-    if len(predictions) < 2:
-        return _undefined("Pearson r", "fewer than two pairs")
-    for name, x in (("predictions", predictions), ("references", references)):
-        if np.all(x == x[0]):
-            return _undefined("Pearson r", f"{name} are constant (all {x[0]:g}), so their variance is zero")
-    return float(stats.pearsonr(predictions, references).statistic)
+    return _correlation("Pearson r", stats.pearsonr, predictions, references)
 
 
 def spearman(predictions: np.ndarray, references: np.ndarray) -> float:
     """Spearman's rho in [-1, 1] (``scipy.stats.spearmanr``). NaN with a warning when either side is constant."""
-    if len(predictions) < 2:
-        return _undefined("Spearman rho", "fewer than two pairs")
-    for name, x in (("predictions", predictions), ("references", references)):
-        if np.all(x == x[0]):
-            return _undefined("Spearman rho", f"{name} are constant (all {x[0]:g})")
-    return float(stats.spearmanr(predictions, references).statistic)
+    return _correlation("Spearman rho", stats.spearmanr, predictions, references)
 
 
 def f1_binary(predicted_positive: np.ndarray, reference_positive: np.ndarray) -> float:

@@ -57,16 +57,19 @@ def _sets(text: str, break_types: str) -> set:
     return set(b) if break_types == "binary" else set(b.items())
 
 
+def _set_similarity(h: set, r: set, similarity: str) -> float:
+    """EM or F1 of two boundary sets (both empty: 1.0), the plain-Python reference of the scorer."""
+    if similarity == "em":
+        return 1.0 if h == r else 0.0
+    return 1.0 if not h and not r else 2 * len(h & r) / (len(h) + len(r))
+
+
 def _naive_math(sets: list[tuple[set, list[set]]], similarity: str) -> list[float]:
     best_scores = []
     for h, rs in sets:
         best = -1.0
         for r in rs:
-            if similarity == "em":
-                s = 1.0 if h == r else 0.0
-            else:
-                s = 1.0 if not h and not r else 2 * len(h & r) / (len(h) + len(r))
-            best = max(best, s)
+            best = max(best, _set_similarity(h, r, similarity))
         best_scores.append(best)
     return best_scores
 
@@ -84,11 +87,7 @@ def naive_score(predictions: list[str], references: list[list[str]], similarity:
             if rwords != words:
                 raise ValueError("word mismatch")
             r = set(rb) if break_types == "binary" else set(rb.items())
-            if similarity == "em":
-                s = 1.0 if h == r else 0.0
-            else:
-                s = 1.0 if not h and not r else 2 * len(h & r) / (len(h) + len(r))
-            best = max(best, s)
+            best = max(best, _set_similarity(h, r, similarity))
         best_scores.append(best)
         accepted.append(best > theta)
     return {"acceptance_rate": sum(accepted) / len(accepted), "best_score": best_scores, "accepted": accepted}
@@ -107,11 +106,7 @@ def library_loop_score(predictions: list[str], references: list[list[str]], simi
             if ref.words != hyp.words:
                 raise ValueError(f"references[{i}][{j}]: word mismatch")
             r = {(k, c) if break_types == "typed" else k for k, c in enumerate(ref.breaks) if c}
-            if similarity == "em":
-                s = 1.0 if h == r else 0.0
-            else:
-                s = 1.0 if not h and not r else 2 * len(h & r) / (len(h) + len(r))
-            best = max(best, s)
+            best = max(best, _set_similarity(h, r, similarity))
         best_scores.append(best)
         accepted.append(best > theta)
     return {"acceptance_rate": sum(accepted) / len(accepted), "best_score": best_scores, "accepted": accepted}
