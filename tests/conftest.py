@@ -48,7 +48,7 @@ def korean_texts(data_dir) -> list[str]:
 @pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory, korean_texts) -> str:
     """A cased WordPiece BERT (12 layers of width 64, random weights) saved as BertForMaskedLM."""
-    from kometrics.tiny_models import build_tiny_bert
+    from kometrics.models.tiny import build_tiny_bert
 
     return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"), korean_texts)
 
@@ -56,7 +56,7 @@ def tiny_bert(tmp_path_factory, korean_texts) -> str:
 @pytest.fixture(scope="session")
 def tiny_gpt2(tmp_path_factory, korean_texts) -> str:
     """A byte-level BPE GPT-2 (2 layers of width 64, random weights); its tokenizer has no pad token."""
-    from kometrics.tiny_models import build_tiny_gpt2
+    from kometrics.models.tiny import build_tiny_gpt2
 
     return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"), korean_texts)
 

@@ -2,11 +2,10 @@
 
 - :mod:`.corpus`: the corpus format, builders (KLUE-STS dev, KorSTS, a user's ratings file), folder I/O.
 - :mod:`.ratings`: per-rater z-scores, human scores, Cohen's kappa, Krippendorff's alpha.
-- :mod:`.ngram`: sentence BLEU, GLEU, TER, chrF; :mod:`.bert`: korbertscore at every layer.
-- :mod:`.correlation`: Pearson/Spearman with bootstrap intervals; :mod:`.benchmark`: Tables 2-4.
+
+The experiment itself (metrics vs human scores, Tables 2-4) is :mod:`kometrics.bench.paraphrase`.
 """
 
-from .benchmark import BenchmarkConfig, BenchmarkResult, run_benchmark, write_outputs
 from .build import build
 from .corpus import (
     Corpus,
@@ -22,8 +21,6 @@ from .corpus import (
 from .ratings import agreement, cohen_kappa, human_scores, krippendorff_alpha, rater_z_scores
 
 __all__ = [
-    "BenchmarkConfig",
-    "BenchmarkResult",
     "Corpus",
     "Pair",
     "agreement",
@@ -38,7 +35,5 @@ __all__ = [
     "pairs_from_korsts",
     "rater_z_scores",
     "read_rating_file",
-    "run_benchmark",
     "write_corpus",
-    "write_outputs",
 ]

@@ -8,7 +8,7 @@ Library API (the metric module ``lmre.py``, the CLI, the demo and the Spaces all
 - scoring: :func:`score` (the metric), :func:`explain` (one annotation, why accepted or not);
 - :func:`correlate_with_human` (Pearson / Spearman against human scores);
 - reference sets: :func:`load_references` (a folder written by ``kometrics lmre build``),
-  :func:`references_for`; the builder itself is :mod:`kometrics.lmre.builder` (imported on demand);
+  :func:`references_for`; the builder itself is :mod:`kometrics.datasets_scripts.phrase_break.builder` (imported on demand);
 - :func:`make_compute_metrics` for a ``transformers`` token-classification phrase-break tagger.
 """
 

@@ -197,7 +197,7 @@ def test_dataset_folder_loads_with_hf_schema(tmp_path, data_dir):
 
 def test_demo_section_runs_on_real_data(data_dir):
     from kometrics.demo import DemoContext
-    from kometrics.klue_sts.demo import run
+    from kometrics.demo.klue_sts import run
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)

@@ -51,8 +51,8 @@ def test_cli_score_matches_library(tiny_bert, korsts_pairs, tmp_path):
 def test_layer_sweep_correlations_are_those_of_scipy(tiny_bert, data_dir):
     from scipy.stats import pearsonr, spearmanr
 
+    from kometrics.bench.layers import format_table, layer_sweep, load_pairs
     from kometrics.korbertscore import score_layers
-    from kometrics.korbertscore.layers import format_table, layer_sweep, load_pairs
 
     c, r, h = load_pairs("klue-sts", data_dir, limit=60)
     assert len(c) == 60 and all(0 <= x <= 5 for x in h)
@@ -174,7 +174,7 @@ def _jsonl(path: Path, cands, refs) -> None:
 
 
 def test_stream_is_resumable(tiny_bert, korsts_pairs, tmp_path):
-    from kometrics.korbertscore.distributed import stream_score
+    from kometrics.runners.korbertscore import stream_score
 
     cands, refs, _ = korsts_pairs
     src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
@@ -202,7 +202,7 @@ def test_accelerate_two_cpu_processes_shard_in_order(tiny_bert, korsts_pairs, tm
     script.write_text(
         "import json, sys, warnings\nwarnings.filterwarnings('ignore')\n"
         "from accelerate import PartialState\n"
-        "from kometrics.korbertscore.distributed import score_sharded, stream_score\n"
+        "from kometrics.runners.korbertscore import score_sharded, stream_score\n"
         "model, src, dst, out = sys.argv[1:5]\n"
         "rows = [json.loads(x) for x in open(src, encoding='utf-8')]\n"
         "res = score_sharded([r['prediction'] for r in rows], [r['reference'] for r in rows], model_type=model, "
@@ -229,7 +229,7 @@ def test_accelerate_two_cpu_processes_shard_in_order(tiny_bert, korsts_pairs, tm
 
 def test_demo_section_on_real_pairs(tiny_bert, data_dir):
     from kometrics.demo import DemoContext
-    from kometrics.korbertscore.demo import run
+    from kometrics.demo.korbertscore import run
 
     ctx = DemoContext(data_dir=data_dir, limit=30, offline=True, models={"bert": tiny_bert})
     section = run(ctx)
@@ -272,7 +272,7 @@ def test_evaluate_distributed_mode_two_processes(tiny_bert, korsts_pairs, tmp_pa
 
 
 def test_layer_sweep_reads_a_user_file(tmp_path):
-    from kometrics.korbertscore.layers import load_pairs
+    from kometrics.bench.layers import load_pairs
 
     path = tmp_path / "pairs.jsonl"
     path.write_text("\n".join(json.dumps({"sentence1": f"문장 {i}", "sentence2": f"다른 문장 {i}", "score": i / 2},

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kometrics.lmre import load_references, references_for, score
-from kometrics.lmre.builder import (
+from kometrics.datasets_scripts.phrase_break.builder import (
     BuildError,
     CallableLLM,
     OpenAIChatLLM,
@@ -27,6 +26,7 @@ from kometrics.lmre.builder import (
     read_pool,
     read_utterances,
 )
+from kometrics.lmre import load_references, references_for, score
 
 from .fake_llm_server import FakeLLMServer, rule_annotation
 

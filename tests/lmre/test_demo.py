@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kometrics.demo import DemoContext
-from kometrics.lmre.demo import run
+from kometrics.demo.lmre import run
 
 
 def test_demo_section(data_dir, tmp_path):

@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 import pytest
 
+from kometrics.bench.merge_sv_accuracy import brute_force_sv_accuracy, random_merge_set
 from kometrics.merge_sv_accuracy import DEFAULT_THRESHOLDS, plot_sv_curve, seed_variant_accuracy
-from kometrics.merge_sv_accuracy.benchmark import brute_force_sv_accuracy, random_merge_set
 
 from ..conftest import METRICS_DIR
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from kometrics.datasets_scripts.paraphrase.benchmark import (
+from kometrics.bench.paraphrase.benchmark import (
     BenchmarkConfig,
     bert_column,
     format_table2,
@@ -19,7 +19,7 @@ from kometrics.datasets_scripts.paraphrase.benchmark import (
     select_examples,
     write_outputs,
 )
-from kometrics.datasets_scripts.paraphrase.ngram import sentence_scores
+from kometrics.bench.paraphrase.ngram import sentence_scores
 
 N = 40
 
@@ -195,8 +195,8 @@ def test_cli_build_and_bench(tmp_path, tiny_bert, data_dir, capsys):
 
 
 def test_demo_section(tmp_path, data_dir, tiny_bert):
-    from kometrics.datasets_scripts.paraphrase import demo
     from kometrics.demo import DemoContext
+    from kometrics.demo import paraphrase as demo
 
     ctx = DemoContext(data_dir=data_dir, limit=30, offline=True, models={"bert": tiny_bert}, cache_dir=tmp_path)
     section = demo.run(ctx)
@@ -206,7 +206,7 @@ def test_demo_section(tmp_path, data_dir, tiny_bert):
 
 
 def test_layer_specs():
-    from kometrics.datasets_scripts.paraphrase.benchmark import _parse_layers
+    from kometrics.bench.paraphrase.benchmark import _parse_layers
 
     assert _parse_layers("all", 12) is None and _parse_layers(None, 12) is None
     assert _parse_layers("0-3, 8", 12) == [0, 1, 2, 3, 8]

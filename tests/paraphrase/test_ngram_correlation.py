@@ -8,13 +8,13 @@ import sacrebleu
 from nltk.translate.gleu_score import sentence_gleu
 from scipy import stats
 
-from kometrics.datasets_scripts.paraphrase.correlation import (
+from kometrics.bench.paraphrase.correlation import (
     bootstrap_indices,
     correlate,
     pearson_rows,
     spearman_rows,
 )
-from kometrics.datasets_scripts.paraphrase.ngram import get_tokenizer, sentence_scores
+from kometrics.bench.paraphrase.ngram import get_tokenizer, sentence_scores
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_row_helpers_and_constant_column():
 
 
 def test_paired_difference_matches_scipy_on_same_resamples():
-    from kometrics.datasets_scripts.paraphrase.correlation import paired_difference
+    from kometrics.bench.paraphrase.correlation import paired_difference
 
     rng = np.random.default_rng(4)
     human = rng.normal(size=50)

@@ -9,6 +9,7 @@ import unicodedata
 import pytest
 import torch
 
+from kometrics.bench.perplexity import reference_perplexity
 from kometrics.perplexity import (
     causal_nll,
     clear_model_cache,
@@ -17,7 +18,6 @@ from kometrics.perplexity import (
     sliding_windows,
     token_surprisals,
 )
-from kometrics.perplexity.benchmark import reference_perplexity
 
 from .conftest import just_over
 

@@ -85,7 +85,7 @@ def _write_jsonl(path: Path, texts: list[str]) -> None:
 
 
 def test_stream_jsonl_resumes_and_matches_in_memory(tiny_gpt2, sentences, paragraphs, tmp_path):
-    from kometrics.perplexity.streaming import score_jsonl
+    from kometrics.runners.perplexity import score_jsonl
 
     texts = sentences + paragraphs[:1]
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
@@ -110,7 +110,7 @@ def test_stream_jsonl_resumes_and_matches_in_memory(tiny_gpt2, sentences, paragr
 
 
 def test_stream_error_names_the_record(tiny_gpt2, tmp_path):
-    from kometrics.perplexity.streaming import score_jsonl
+    from kometrics.runners.perplexity import score_jsonl
 
     src = tmp_path / "in.jsonl"
     _write_jsonl(src, ["좋은 날이다.", "비가 온다.", "", "맑다."])
@@ -120,7 +120,7 @@ def test_stream_error_names_the_record(tiny_gpt2, tmp_path):
 
 LAUNCHED = textwrap.dedent("""
     import json, sys
-    from kometrics.perplexity.streaming import _state, score_jsonl, score_sharded, iter_jsonl_texts
+    from kometrics.runners.perplexity import _state, score_jsonl, score_sharded, iter_jsonl_texts
     src, out, model, result = sys.argv[1:5]
     texts = list(iter_jsonl_texts(src))
     state = _state()

@@ -8,9 +8,8 @@ import warnings
 import numpy as np
 
 from kometrics.demo import DemoContext, DemoSection
-
-from .embedding import DEFAULT_MODEL
-from .pipeline import score
+from kometrics.korbertscore.embedding import DEFAULT_MODEL
+from kometrics.korbertscore.pipeline import score
 
 
 def _corr(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:

@@ -15,8 +15,8 @@ import random
 import time
 from typing import Any
 
-from .formats import parse_annotation
-from .scoring import lmre_scores, parse_inputs, score
+from kometrics.lmre.formats import parse_annotation
+from kometrics.lmre.scoring import lmre_scores, parse_inputs, score
 
 __all__ = ["random_annotations", "naive_score", "library_loop_score", "run_benchmark"]
 

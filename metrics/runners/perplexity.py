@@ -21,9 +21,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .api import signature
-from .modeling import causal_nll, load_model, pseudo_nll
-from .scoring import LN2, bits_per_unit, perplexity, summarize, unit_counts, validate_predictions
+from kometrics.perplexity.api import signature
+from kometrics.perplexity.modeling import causal_nll, load_model, pseudo_nll
+from kometrics.perplexity.scoring import (
+    LN2,
+    bits_per_unit,
+    perplexity,
+    summarize,
+    unit_counts,
+    validate_predictions,
+)
 
 __all__ = ["score_sharded", "score_jsonl", "summarize_jsonl", "iter_jsonl_texts"]
 

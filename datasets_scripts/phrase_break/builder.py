@@ -39,8 +39,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .formats import AnnotationError, canonicalize, parse_annotation
-from .lookup import REFERENCES_FILE
+from kometrics.lmre.formats import AnnotationError, canonicalize, parse_annotation
+from kometrics.lmre.lookup import REFERENCES_FILE
 
 __all__ = [
     "Utterance",

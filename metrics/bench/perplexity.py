@@ -111,7 +111,7 @@ def run_arm(arm: str, model_dir: str, texts: list[str], batch_size: int, device:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from .modeling import causal_nll, load_model
+    from kometrics.perplexity.modeling import causal_nll, load_model
 
     if arm == "evaluate":
         model = AutoModelForCausalLM.from_pretrained(model_dir).to(device).eval()
@@ -154,7 +154,7 @@ def _spawn(arm: str, model: str, texts: list[str], batch_size: int, device: str,
     env = dict(os.environ)
     if threads:
         env["OMP_NUM_THREADS"] = str(threads)
-    cmd = [sys.executable, "-m", "kometrics.perplexity.benchmark", "--worker", arm, "--texts", f.name,
+    cmd = [sys.executable, "-m", "kometrics.bench.perplexity", "--worker", arm, "--texts", f.name,
            "--model", model, "--batch-size", str(batch_size), "--device", device]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None, args: argparse.Namespace | None = None) 
     from transformers import AutoConfig, AutoTokenizer
 
     from kometrics.datasets_scripts.readers import default_data_dir, iter_korean_text
-    from kometrics.tiny_models import GPT2_SMALL_DIMS, build_tiny_gpt2
+    from kometrics.models.tiny import GPT2_SMALL_DIMS, build_tiny_gpt2
 
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     data_dir = args.data_dir or str(default_data_dir())

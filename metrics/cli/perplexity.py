@@ -8,14 +8,14 @@ import sys
 
 
 def _stream(args: argparse.Namespace, extra: list[str]) -> int:
-    from .streaming import score_jsonl
+    from kometrics.runners.perplexity import score_jsonl
 
     summary = score_jsonl(args.input, args.output, args.model_id, field=args.field, chunk_size=args.chunk_size,
                           resume=not args.no_resume, batch_size=args.batch_size, mode=args.mode,
                           pll_variant=args.pll_variant, max_length=args.max_length, stride=args.stride,
                           device=args.device, dtype=args.dtype, empty=args.empty,
                           add_start_token=not args.no_start_token)
-    from .streaming import _state
+    from kometrics.runners.perplexity import _state
 
     if _state().is_main_process:
         json.dump(summary, sys.stdout, ensure_ascii=False, indent=2)
@@ -24,7 +24,7 @@ def _stream(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _surprisal(args: argparse.Namespace, extra: list[str]) -> int:
-    from .api import token_surprisals
+    from kometrics.perplexity.api import token_surprisals
 
     for piece, bits in token_surprisals(args.text, args.model_id, mode=args.mode):
         print(f"{bits:8.3f}  {piece!r}")
@@ -32,13 +32,13 @@ def _surprisal(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _bench(args: argparse.Namespace, extra: list[str]) -> int:
-    from .benchmark import main
+    from kometrics.bench.perplexity import main
 
     return main(args=args)
 
 
 def register(commands, bench) -> None:
-    from .benchmark import build_parser
+    from kometrics.bench.perplexity import build_parser
 
     top = commands.add_parser("perplexity", help="perplexity: stream a jsonl corpus, show token surprisals")
     sub = top.add_subparsers(dest="perplexity_command", required=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .pipeline import score_layers
+from kometrics.korbertscore.pipeline import score_layers
 
 __all__ = ["SOURCES", "load_pairs", "layer_sweep", "format_table"]
 

@@ -103,7 +103,7 @@ def random_merge_set(n_rows: int, variants_per_seed: int = 10, n_labels: int = 3
 def run_benchmark(n_rows: int = 1_000_000, variants_per_seed: int = 10, brute_rows: int = 200_000,
                   repeat: int = 3) -> dict[str, float]:
     """Time :func:`seed_variant_accuracy` on ``n_rows`` and the brute force on ``brute_rows`` (scaled)."""
-    from .scoring import seed_variant_accuracy
+    from kometrics.merge_sv_accuracy.scoring import seed_variant_accuracy
 
     data = random_merge_set(n_rows, variants_per_seed)
     best = float("inf")

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .pipeline import score, validate_inputs
+from kometrics.korbertscore.pipeline import score, validate_inputs
 
 __all__ = ["score_sharded", "stream_score", "count_done"]
 

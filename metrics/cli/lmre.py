@@ -29,7 +29,7 @@ def _add_options(p: argparse.ArgumentParser) -> None:
 
 
 def _make_llm(args: argparse.Namespace) -> Any:
-    from .builder import CallableLLM, OpenAIChatLLM
+    from kometrics.datasets_scripts.phrase_break.builder import CallableLLM, OpenAIChatLLM
 
     if args.llm == "openai":
         if not args.model:
@@ -39,7 +39,7 @@ def _make_llm(args: argparse.Namespace) -> Any:
     if args.llm == "stand-in":
         if not args.corpus:
             raise SystemExit("--llm stand-in needs --corpus DIR (a folder built by `kometrics lmre corpus`)")
-        from .standin import StandInLLM
+        from kometrics.datasets_scripts.phrase_break.standin import StandInLLM
 
         return StandInLLM.from_corpus(args.corpus, seed=args.seed)
     if args.llm.startswith("python:"):
@@ -52,7 +52,13 @@ def _make_llm(args: argparse.Namespace) -> Any:
 
 
 def cmd_build(args: argparse.Namespace, extra: list[str]) -> int:
-    from .builder import BuildConfig, BuildError, build_references, read_pool, read_utterances
+    from kometrics.datasets_scripts.phrase_break.builder import (
+        BuildConfig,
+        BuildError,
+        build_references,
+        read_pool,
+        read_utterances,
+    )
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     cfg = BuildConfig(n_iter=args.n_iter, few_shot_size=args.few_shot_size, batch_size=args.batch_size,
@@ -76,9 +82,9 @@ def cmd_corpus(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
-    from ..cli import read_column
-    from .lookup import load_references, references_for
-    from .scoring import score
+    from kometrics.cli import read_column
+    from kometrics.lmre.lookup import load_references, references_for
+    from kometrics.lmre.scoring import score
 
     predictions = read_column(args.predictions, "annotation")
     result = score(predictions, references_for(predictions, load_references(args.references_dir)),
@@ -91,7 +97,7 @@ def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, extra: list[str]) -> int:
-    from .scoring import explain
+    from kometrics.lmre.scoring import explain
 
     result = explain(args.annotation, args.reference, similarity=args.similarity, theta=args.theta,
                      break_types=args.break_types)
@@ -102,7 +108,7 @@ def cmd_explain(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
-    from .benchmark import run_benchmark
+    from kometrics.bench.lmre import run_benchmark
 
     run_benchmark(n=args.n, refs=args.refs, naive_n=args.naive_n, seed=args.seed, similarity=args.similarity,
                   break_types=args.break_types)
@@ -159,7 +165,7 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
     e.set_defaults(func=cmd_explain)
 
     bl = bench.add_parser("lmre", help="vectorised LMRE vs plain loops")
-    from .benchmark import add_arguments as bench_arguments
+    from kometrics.bench.lmre import add_arguments as bench_arguments
 
     bench_arguments(bl)
     bl.set_defaults(func=cmd_bench)

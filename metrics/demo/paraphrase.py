@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import warnings
 
+from kometrics.bench.paraphrase.benchmark import BenchmarkConfig, format_table2, run_benchmark
+from kometrics.datasets_scripts.paraphrase.corpus import build_named
 from kometrics.demo import DemoContext, DemoSection
-
-from .benchmark import BenchmarkConfig, format_table2, run_benchmark
-from .corpus import build_named
 
 __all__ = ["run"]
 

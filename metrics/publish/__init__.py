@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import METRICS, __version__
+from kometrics import METRICS, __version__
 
 __all__ = [
     "SpaceBuild",
@@ -79,7 +79,7 @@ def default_requirement() -> str:
 
 
 def _package_dir() -> Path:
-    return Path(__file__).resolve().parent
+    return Path(__file__).resolve().parent.parent
 
 
 def available_metrics() -> list[str]:

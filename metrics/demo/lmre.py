@@ -15,12 +15,11 @@ BUCKETS = ("short", "medium", "long")
 
 def run(ctx: DemoContext) -> DemoSection:
     from kometrics.datasets_scripts.phrase_break.build import build_corpus
+    from kometrics.datasets_scripts.phrase_break.builder import build_references, read_pool, read_utterances
+    from kometrics.datasets_scripts.phrase_break.standin import StandInLLM
     from kometrics.datasets_scripts.readers import read_klue_dp
-
-    from .builder import build_references, read_pool, read_utterances
-    from .lookup import load_references, references_for
-    from .scoring import score
-    from .standin import StandInLLM
+    from kometrics.lmre.lookup import load_references, references_for
+    from kometrics.lmre.scoring import score
 
     section = DemoSection("LMRE: multi-reference evaluation of phrase breaks (KLUE-DP dev)")
     sentences = read_klue_dp(ctx.data_dir)

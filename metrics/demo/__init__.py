@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 
-from . import METRICS
+from kometrics import METRICS
 
 __all__ = ["DemoContext", "DemoSection", "run_demo"]
 
@@ -87,8 +87,8 @@ class DemoContext:
 
     def tiny(self, kind: str) -> str:
         """Path of a tiny random model of ``kind``, built once into the cache folder."""
-        from .datasets_scripts.readers import iter_korean_text
-        from .tiny_models import build_tiny_bert, build_tiny_gpt2
+        from kometrics.datasets_scripts.readers import iter_korean_text
+        from kometrics.models.tiny import build_tiny_bert, build_tiny_gpt2
 
         texts = list(iter_korean_text(self.data_dir))
         if kind == "gpt2":
@@ -96,7 +96,7 @@ class DemoContext:
         return build_tiny_bert(self.cache_dir / "tiny-bert", texts)
 
     def korean_text(self) -> list[str]:
-        from .datasets_scripts.readers import iter_korean_text
+        from kometrics.datasets_scripts.readers import iter_korean_text
 
         return list(iter_korean_text(self.data_dir))
 
@@ -139,7 +139,7 @@ def run_demo(data_dir: str | None = None, limit: int | None = None, offline: boo
              models: dict[str, str] | None = None, only: list[str] | None = None,
              out=None) -> int:
     """Run every metric's demo and print the report to ``out`` (stdout). Returns a process exit code."""
-    from .datasets_scripts.readers import default_data_dir
+    from kometrics.datasets_scripts.readers import default_data_dir
 
     out = out or sys.stdout
     ctx = DemoContext(data_dir=Path(data_dir) if data_dir else default_data_dir(), limit=limit,
@@ -147,9 +147,9 @@ def run_demo(data_dir: str | None = None, limit: int | None = None, offline: boo
     print("kometrics demo", file=out)
     print(f"data: {ctx.data_dir}", file=out)
     failed = []
-    sections = [(name, f"{__package__}.{name}.demo") for name in (only or METRICS)]
+    sections = [(name, f"{__package__}.{name}") for name in (only or METRICS)]
     if not only:
-        sections.append(("paraphrase benchmark", f"{__package__}.datasets_scripts.paraphrase.demo"))
+        sections.append(("paraphrase benchmark", f"{__package__}.paraphrase"))
     for name, module_name in sections:
         try:
             mod = importlib.import_module(module_name)

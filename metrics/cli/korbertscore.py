@@ -17,9 +17,9 @@ def _add_model(p: argparse.ArgumentParser, required: bool = False) -> None:
 
 
 def cmd_layers(args: argparse.Namespace, extra: list[str]) -> int:
-    from .embedding import DEFAULT_MODEL
-    from .layers import format_table, layer_sweep, load_pairs
-    from .plotting import plot_layers
+    from kometrics.bench.layers import format_table, layer_sweep, load_pairs
+    from kometrics.korbertscore.embedding import DEFAULT_MODEL
+    from kometrics.korbertscore.plotting import plot_layers
 
     model = args.model or DEFAULT_MODEL
     cands, refs, human = load_pairs(args.source, data_dir=args.data_dir, limit=args.limit)
@@ -37,8 +37,8 @@ def cmd_layers(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace, extra: list[str]) -> int:
-    from .baseline import build_baseline
-    from .embedding import DEFAULT_MODEL
+    from kometrics.korbertscore.baseline import build_baseline
+    from kometrics.korbertscore.embedding import DEFAULT_MODEL
 
     if args.text:
         with open(args.text, encoding="utf-8") as f:
@@ -54,7 +54,7 @@ def cmd_baseline(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_stream(args: argparse.Namespace, extra: list[str]) -> int:
-    from .distributed import stream_score
+    from kometrics.runners.korbertscore import stream_score
 
     idf: object = False
     if args.idf_file:
@@ -70,7 +70,7 @@ def cmd_stream(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_plot(args: argparse.Namespace, extra: list[str]) -> int:
-    from .plotting import plot_alignment
+    from kometrics.korbertscore.plotting import plot_alignment
 
     plot_alignment(args.candidate, args.reference, model_type=args.model, num_layers=args.num_layers,
                    fname=args.output)
@@ -79,7 +79,7 @@ def cmd_plot(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
-    from .benchmark import main
+    from kometrics.bench.korbertscore import main
 
     return main(args)
 

@@ -9,7 +9,7 @@ and JSON with per-pair scores and PNG plots (:mod:`.plotting`).
 
 Library use::
 
-    from kometrics.datasets_scripts.paraphrase import BenchmarkConfig, run_benchmark, write_outputs
+    from kometrics.bench.paraphrase import BenchmarkConfig, run_benchmark, write_outputs
     result = run_benchmark(BenchmarkConfig(data="klue-sts", model="klue/bert-base"))
     print(result.report())
     write_outputs(result, "runs/paraphrase")
@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from kometrics.datasets_scripts.paraphrase.corpus import Corpus, build_named
+
 from .bert import PRF, default_layer, layer_scores, model_depth
-from .corpus import Corpus, build_named
 from .correlation import bootstrap_indices, correlate, paired_difference
 from .ngram import NGRAM_METRICS, TOKENIZATIONS, sentence_scores
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 
 from kometrics.demo import DemoContext, DemoSection
-
-from .api import score, token_surprisals
+from kometrics.perplexity.api import score, token_surprisals
 
 
 def _figures(r: dict) -> str:

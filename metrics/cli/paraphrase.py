@@ -17,7 +17,7 @@ def _resolve_model(model: str, data_dir: str | None) -> tuple[str, str]:
     import tempfile
 
     from kometrics.datasets_scripts.readers import default_data_dir, iter_korean_text
-    from kometrics.tiny_models import build_tiny_bert
+    from kometrics.models.tiny import build_tiny_bert
 
     root = Path(data_dir) if data_dir else default_data_dir()
     path = build_tiny_bert(Path(tempfile.gettempdir()) / "kometrics-demo" / "tiny-bert", iter_korean_text(root))
@@ -25,7 +25,7 @@ def _resolve_model(model: str, data_dir: str | None) -> tuple[str, str]:
 
 
 def cmd_build(args: argparse.Namespace, extra: list[str]) -> int:
-    from .build import build
+    from kometrics.datasets_scripts.paraphrase.build import build
 
     corpus, folder = build(args.source, args.out, data_dir=args.data_dir,
                            scale=tuple(args.scale) if args.scale else None, ddof=args.ddof,
@@ -36,8 +36,8 @@ def cmd_build(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
-    from .benchmark import BenchmarkConfig, run_benchmark, write_outputs
-    from .corpus import build_named
+    from kometrics.bench.paraphrase.benchmark import BenchmarkConfig, run_benchmark, write_outputs
+    from kometrics.datasets_scripts.paraphrase.corpus import build_named
 
     model, label = (args.model, "none (--no-bert)") if args.no_bert else _resolve_model(args.model, args.data_dir)
     cfg = BenchmarkConfig(
@@ -65,9 +65,9 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
 
 def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAction) -> None:
     """Add ``kometrics paraphrase build`` and ``kometrics bench paraphrase``."""
-    from .corpus import NAMED_SOURCES
-    from .ngram import TOKENIZATIONS
-    from .ratings import DEGENERATE
+    from kometrics.bench.paraphrase.ngram import TOKENIZATIONS
+    from kometrics.datasets_scripts.paraphrase.corpus import NAMED_SOURCES
+    from kometrics.datasets_scripts.paraphrase.ratings import DEGENERATE
 
     sources = ", ".join(["klue-sts", "korsts", *[k for k in NAMED_SOURCES if k not in ("klue-sts", "korsts-dev")]])
 

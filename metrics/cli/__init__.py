@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import METRICS
+from kometrics import METRICS
 
 __all__ = ["main", "read_column", "metric_folder", "load_metric"]
 
@@ -27,7 +27,7 @@ def metric_folder(name: str) -> Path:
     """The folder of metric ``name`` inside the installed package (what ``evaluate.load`` takes)."""
     if name not in METRICS:
         raise SystemExit(f"unknown metric {name!r}; choose one of {', '.join(METRICS)}")
-    folder = Path(__file__).resolve().parent / name
+    folder = Path(__file__).resolve().parent.parent / name
     if not (folder / f"{name}.py").is_file():
         raise SystemExit(f"metric {name!r} is not available in this installation ({folder})")
     return folder
@@ -188,7 +188,7 @@ def _fits(values: list[Any], feature: Any) -> bool:
 
 
 def cmd_demo(args: argparse.Namespace, extra: list[str]) -> int:
-    from .demo import run_demo
+    from kometrics.demo import run_demo
 
     return run_demo(data_dir=args.data_dir, limit=args.limit, offline=args.offline,
                     models={k: v for k, v in (("bert", args.model), ("gpt2", args.lm), ("mlm", args.mlm)) if v},
@@ -221,8 +221,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubPars
     bench = commands.add_parser("bench", help="benchmarks and experiments").add_subparsers(
         dest="bench", required=True)
     groups = {"commands": commands, "bench": bench}
-    plugins = [f"{__package__}.{name}.cli" for name in METRICS]
-    plugins += [f"{__package__}.publish", f"{__package__}.datasets_scripts.paraphrase.cli"]
+    plugins = [f"{__package__}.{name}" for name in (*METRICS, "paraphrase")] + ["kometrics.publish"]
     for module_name in plugins:
         _register_plugin(module_name, commands, bench)
     return parser, groups

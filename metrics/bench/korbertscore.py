@@ -1,6 +1,6 @@
 """``kometrics bench korbertscore``: KorBERTScore vs bert_score 0.3.13 on KorSTS pairs, same model and layer.
 
-A BERT-base-sized model with random weights (``kometrics.tiny_models.build_tiny_bert(..., **BERT_BASE_DIMS)``;
+A BERT-base-sized model with random weights (``kometrics.models.tiny.build_tiny_bert(..., **BERT_BASE_DIMS)``;
 timing does not need trained weights) scores the same KorSTS train pairs through bert_score and through
 korbertscore, each in its own subprocess (so peak memory is separate). Model loading is excluded for both.
 Printed: pairs/s of each, the ratio, peak RSS, korbertscore's encoder-only time (the model's forward passes
@@ -81,7 +81,7 @@ def _worker(system: str, model: str, limit: int, layer: int, batch_size: int, da
 
 def _build_model(cache_dir: str | None, data_dir: str | None) -> str:
     from kometrics.datasets_scripts.readers import iter_korean_text
-    from kometrics.tiny_models import BERT_BASE_DIMS, build_tiny_bert
+    from kometrics.models.tiny import BERT_BASE_DIMS, build_tiny_bert
 
     folder = Path(cache_dir or Path(tempfile.gettempdir()) / "kometrics-bench") / "bert-base-random"
     return build_tiny_bert(folder, list(iter_korean_text(data_dir)), vocab_size=32000, **BERT_BASE_DIMS)
@@ -94,7 +94,7 @@ def main(args: argparse.Namespace) -> int:
     results: dict[str, dict] = {}
     runs = [s for _ in range(args.repeats) for s in ("bert_score", "korbertscore")]
     for system in runs:
-        cmd = [sys.executable, "-m", "kometrics.korbertscore.benchmark", "--worker", system, "--model", model,
+        cmd = [sys.executable, "-m", "kometrics.bench.korbertscore", "--worker", system, "--model", model,
                "--limit", str(args.limit), "--num-layers", str(args.num_layers), "--batch-size",
                str(args.batch_size), "--device", args.device]
         if args.data_dir:

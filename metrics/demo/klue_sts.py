@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kometrics.demo import DemoContext, DemoSection
-
-from .scoring import bootstrap_intervals, klue_sts_scores
+from kometrics.klue_sts.scoring import bootstrap_intervals, klue_sts_scores
 
 
 def char_bigram_overlap(a: str, b: str) -> float:

@@ -16,7 +16,7 @@ import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .formats import Annotation, format_annotation, parse_annotation
+from kometrics.lmre.formats import Annotation, format_annotation, parse_annotation
 
 __all__ = ["StandInLLM", "DEFAULT_WEIGHTS"]
 

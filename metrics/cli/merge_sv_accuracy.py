@@ -52,7 +52,7 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _bench(args: argparse.Namespace, extra: list[str]) -> int:
-    from .benchmark import run_benchmark
+    from kometrics.bench.merge_sv_accuracy import run_benchmark
 
     r = run_benchmark(args.rows, args.variants_per_seed, args.brute_rows, args.repeat)
     print(f"merge_sv_accuracy on {r['rows']:,} rows (seeds + variants, 4 word classes, 20 CTs):")
