@@ -1,10 +1,14 @@
 """The LMRE reference builder: a multi-reference lookup R(W) for each utterance, built once by an LLM.
 
-For ``n_iter`` iterations, the utterances are sent in batches of ``batch_size`` (32) with a few-shot set
-re-sampled from the pool for every request (``few_shot_size``, default half the pool; seeded). Each answer
-gives one annotation per utterance; the distinct annotations are counted over the iterations and those
-produced at least ``min_count = ceil(n_iter / 10)`` times are kept. Temperature 0 by default: diversity
-comes from the re-sampled few-shot sets.
+The defaults follow the seed paper's best configuration (LMRE, N_iter=40, |P_FS|=128, batch size 32,
+temperature 0.0): for ``n_iter`` (40) iterations, the utterances are sent in batches of ``batch_size`` (32)
+with a few-shot set re-sampled for every request (``few_shot_size``, default half the few-shot pool;
+seeded) from the few-shot pool P_FS, which is ``pool_size`` (128) annotations drawn once (seeded) from the
+given pool when it has more, else the whole pool. Each answer gives one annotation per utterance; the
+distinct annotations are counted over the iterations and those produced at least
+``min_count = ceil(n_iter / 10)`` times are kept (with ``n_iter <= 10`` that is 1: the filter keeps every
+one-off answer, and a warning says so). Temperature 0 by default: diversity comes from the re-sampled
+few-shot sets.
 
 Robustness: every response is written to a disk cache as it arrives (atomic write: temporary file, then
 ``os.replace``), so an interrupted build (crash, Ctrl-C) loses nothing and a rerun asks only what is
@@ -90,8 +94,9 @@ class Utterance:
 class BuildConfig:
     """Options of a build (written to ``build_info.json``; they determine the prompts and so the cache keys)."""
 
-    n_iter: int = 10
-    few_shot_size: int | None = None  # None: half the pool (at least 1)
+    n_iter: int = 40  # the seed's best configuration (N_iter=40)
+    pool_size: int | None = 128  # |P_FS|: annotations drawn once from a larger pool; None: the whole pool
+    few_shot_size: int | None = None  # None: half the few-shot pool (at least 1)
     batch_size: int = 32
     min_count: int | None = None  # None: ceil(n_iter / 10)
     temperature: float = 0.0
@@ -112,6 +117,9 @@ class BuildConfig:
             raise ValueError(f"concurrency must be >= 1, got {cfg.concurrency}")
         if cfg.max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {cfg.max_retries}")
+        if cfg.pool_size is not None and cfg.pool_size < 1:
+            raise ValueError(f"pool_size must be >= 1 (or None for the whole pool), got {cfg.pool_size}")
+        pool_size = few_shot_pool_size(pool_size, cfg.pool_size)
         if cfg.few_shot_size is None:
             cfg.few_shot_size = max(1, pool_size // 2) if pool_size else 0
         if not 0 <= cfg.few_shot_size <= pool_size:
@@ -120,7 +128,26 @@ class BuildConfig:
             cfg.min_count = math.ceil(cfg.n_iter / 10)
         if not 1 <= cfg.min_count <= cfg.n_iter:
             raise ValueError(f"min_count must be in [1, n_iter={cfg.n_iter}], got {cfg.min_count}")
+        if cfg.min_count == 1 and cfg.n_iter > 1:
+            warnings.warn(f"lmre build: min_count is 1 (n_iter={cfg.n_iter}), so the N_iter/10 filter is off and "
+                          "every one-off answer is kept; the seed's setting is n_iter=40 (min_count 4)",
+                          stacklevel=3)
         return cfg
+
+
+def few_shot_pool_size(available: int, pool_size: int | None) -> int:
+    """|P_FS|: ``pool_size`` annotations when the given pool has more, else all ``available`` of them."""
+    return available if pool_size is None else min(available, pool_size)
+
+
+def few_shot_pool(pool: Sequence[str], pool_size: int | None, seed: int) -> list[str]:
+    """The few-shot pool P_FS: ``pool_size`` annotations drawn once (seeded, order kept) from ``pool`` when it
+    has more, else the whole pool."""
+    n = few_shot_pool_size(len(pool), pool_size)
+    if n == len(pool):
+        return list(pool)
+    keep = sorted(random.Random(f"lmre-pool-{seed}").sample(range(len(pool)), n))
+    return [pool[i] for i in keep]
 
 
 # --- backends ----------------------------------------------------------------------------------------------
@@ -450,7 +477,7 @@ configs:
 # LMRE reference set
 
 Multi-reference lookup R(W) for {n} utterances, built by `kometrics lmre build` with `{name}`
-(n_iter={cfg.n_iter}, few-shot size {cfg.few_shot_size}, batch size {cfg.batch_size},
+(n_iter={cfg.n_iter}, few-shot pool size {cfg.pool_size}, few-shot size {cfg.few_shot_size}, batch size {cfg.batch_size},
 temperature {cfg.temperature:g}, seed {cfg.seed}, kept annotations produced at least min_count={cfg.min_count}
 times). Read it with `kometrics.lmre.load_references(folder)` or `datasets.load_dataset(folder)`.
 
@@ -480,7 +507,9 @@ def build_references(utterances: Sequence[Utterance] | Sequence[str], pool: Sequ
     """
     cfg = BuildConfig(**{**asdict(config or BuildConfig()), **options}) if options or config is None else config
     pool = [canonicalize(p, name=f"pool[{i}]") for i, p in enumerate(pool)]
-    cfg = cfg.resolved(len(pool))
+    given_pool = len(pool)
+    cfg = cfg.resolved(given_pool)
+    pool = few_shot_pool(pool, cfg.pool_size, cfg.seed)
     utts = [u if isinstance(u, Utterance) else Utterance(f"utt-{i}", parse_annotation(u, name=f"utterances[{i}]").words)
             for i, u in enumerate(utterances)]
     if not utts:
@@ -589,7 +618,8 @@ def build_references(utterances: Sequence[Utterance] | Sequence[str], pool: Sequ
         "llm": backend.name,
         "config": asdict(cfg),
         "utterances": len(utts),
-        "pool": len(pool),
+        "pool": given_pool,
+        "few_shot_pool": len(pool),
         "requests": stats.requests,
         "distinct_prompts": len(unique),
         "cached": stats.cached,

@@ -4,8 +4,9 @@
   builds the reference folder (``--llm stand-in --corpus DIR`` uses the offline stand-in of the demo;
   ``--llm python:package.module:function`` any callable ``(messages, temperature) -> str``).
 - ``kometrics lmre corpus --out DIR`` builds the KLUE-DP phrase-break test bed.
-- ``kometrics lmre score --predictions FILE --references-dir DIR`` scores annotations against a reference
-  folder, looking each utterance up by its words.
+- ``kometrics lmre score --predictions FILE --references-dir DIR [--references-dir DIR2 ...]`` scores
+  annotations against one reference folder or the union of several (the seed's "combined" setting), looking
+  each utterance up by its words.
 - ``kometrics lmre explain ANNOTATION --reference REF [--reference REF ...]`` explains one decision.
 - ``kometrics bench lmre`` times the vectorised scorer against plain loops.
 """
@@ -61,7 +62,8 @@ def cmd_build(args: argparse.Namespace, extra: list[str]) -> int:
     )
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
-    cfg = BuildConfig(n_iter=args.n_iter, few_shot_size=args.few_shot_size, batch_size=args.batch_size,
+    cfg = BuildConfig(n_iter=args.n_iter, pool_size=args.pool_size or None, few_shot_size=args.few_shot_size,
+                      batch_size=args.batch_size,
                       min_count=args.min_count, temperature=args.temperature, seed=args.seed,
                       concurrency=args.concurrency, max_retries=args.max_retries, allow_failures=args.allow_failures)
     try:
@@ -83,12 +85,11 @@ def cmd_corpus(args: argparse.Namespace, extra: list[str]) -> int:
 
 def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.cli import read_column
-    from kometrics.lmre.lookup import load_references, references_for
     from kometrics.lmre.scoring import score
 
     predictions = read_column(args.predictions, "annotation")
-    result = score(predictions, references_for(predictions, load_references(args.references_dir)),
-                   similarity=args.similarity, theta=args.theta, break_types=args.break_types)
+    result = score(predictions, similarity=args.similarity, theta=args.theta, break_types=args.break_types,
+                   reference_folders=args.references_dir)
     if args.summary:
         result = {k: v for k, v in result.items() if not isinstance(v, list)}
     json.dump(result, sys.stdout, ensure_ascii=False, indent=2 if args.pretty else None)
@@ -116,6 +117,8 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAction) -> None:
+    from kometrics.datasets_scripts.phrase_break.builder import BuildConfig
+
     lmre = commands.add_parser("lmre", help="LMRE: phrase-break references, corpus, scoring")
     sub = lmre.add_subparsers(dest="lmre_command", required=True)
 
@@ -130,8 +133,13 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
                    help="environment variable holding the API key (never logged); '' for none")
     b.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
     b.add_argument("--corpus", help="corpus folder for --llm stand-in")
-    b.add_argument("--n-iter", type=int, default=10)
-    b.add_argument("--few-shot-size", type=int, default=None, help="default: half the pool")
+    defaults = BuildConfig()
+    b.add_argument("--n-iter", type=int, default=defaults.n_iter,
+                   help=f"iterations N_iter (default {defaults.n_iter}, the seed's best setting)")
+    b.add_argument("--pool-size", type=int, default=defaults.pool_size,
+                   help=f"few-shot pool |P_FS| drawn once from --pool when it has more (default {defaults.pool_size}; "
+                        "0: the whole pool)")
+    b.add_argument("--few-shot-size", type=int, default=None, help="default: half the few-shot pool")
     b.add_argument("--batch-size", type=int, default=32)
     b.add_argument("--min-count", type=int, default=None, help="default: ceil(n_iter / 10)")
     b.add_argument("--temperature", type=float, default=0.0)
@@ -152,7 +160,8 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
 
     s = sub.add_parser("score", help="score annotations against a reference folder")
     s.add_argument("--predictions", required=True, help="jsonl (key 'annotation') or text, one annotation a line")
-    s.add_argument("--references-dir", required=True, help="folder written by `kometrics lmre build`")
+    s.add_argument("--references-dir", required=True, action="append",
+                   help="folder written by `kometrics lmre build`; repeat to combine several (their union)")
     _add_options(s)
     s.add_argument("--summary", action="store_true", help="only the corpus-level numbers")
     s.add_argument("--pretty", action="store_true")

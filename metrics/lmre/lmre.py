@@ -6,7 +6,8 @@ import datasets
 import evaluate
 
 from .formats import parse_annotation
-from .scoring import DEFAULT_THETA, check_options, explain, lmre_scores, parse_inputs
+from .lookup import load_references, references_for
+from .scoring import DEFAULT_THETA, explain, score
 
 _CITATION = """\
 @inproceedings{lmre2025,
@@ -43,6 +44,10 @@ Args:
     break_types (`str`, default "binary"): "binary" compares boundary positions only; "typed" requires
         position and type (AP `/` vs IP `//`) to match.
     return_all_scores (`bool`, default False): also return `scores`, every reference's score.
+    reference_sources (`list` of `str`, optional): names of the reference folders the references came
+        from, recorded in the signature (`refs:a+b`). `lmre.references_for(predictions, [folder_a,
+        folder_b])` returns both the references (the union of the folders' kept annotations per utterance:
+        the seed's "combined" setting) and these names.
 
 Returns:
     acceptance_rate (`float`): share of accepted predictions, in [0, 1].
@@ -104,10 +109,15 @@ class Lmre(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, similarity: str = "f1", theta: float = DEFAULT_THETA,
-                 break_types: str = "binary", return_all_scores: bool = False):
-        check_options(similarity, theta, break_types)
-        parsed = parse_inputs(predictions, references)
-        return lmre_scores(parsed, similarity, theta, break_types, return_all_scores)
+                 break_types: str = "binary", return_all_scores: bool = False, reference_sources=None):
+        return score(predictions, references, similarity, theta, break_types, return_all_scores,
+                     reference_sources=reference_sources)
+
+    def references_for(self, predictions, reference_folders):
+        """Each prediction's references from one or several reference folders (several: their union, the
+        seed's "combined" setting), and the folders' names for ``reference_sources``."""
+        lookup = load_references(reference_folders)
+        return references_for(predictions, lookup), list(lookup.sources)
 
     def explain(self, prediction: str, references, similarity: str = "f1", theta: float = DEFAULT_THETA,
                 break_types: str = "binary") -> dict:

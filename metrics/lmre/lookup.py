@@ -5,6 +5,10 @@ A reference folder is a small Hugging Face dataset folder: ``README.md`` (a data
 ``words``, ``references`` (canonical annotations, most frequent first), ``counts`` (how many of the
 ``n_iter`` iterations produced each), ``n_iter``, ``n_valid`` (iterations with a usable answer)) and
 ``build_info.json`` (options and statistics of the build). ``datasets.load_dataset(folder)`` reads it too.
+
+Several folders (one per LLM or run) combine into one lookup: the seed's best setting ("combined", GPT-4.1
+and Claude references together) is the union of each folder's kept annotations, duplicates merged, with
+the folders that contributed each reference kept in :attr:`ReferenceLookup.provenance`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from typing import Any
 
 from .formats import parse_annotation
 
-__all__ = ["REFERENCES_FILE", "load_reference_records", "load_references", "references_for", "utterance_key"]
+__all__ = ["REFERENCES_FILE", "ReferenceLookup", "load_reference_records", "load_references", "references_for",
+           "source_name", "utterance_key"]
 
 REFERENCES_FILE = "references.jsonl"
 
@@ -51,17 +56,67 @@ def load_reference_records(folder: str | os.PathLike) -> list[dict[str, Any]]:
     return records
 
 
-def load_references(folder: str | os.PathLike) -> dict[str, list[str]]:
-    """``{utterance: [reference annotations]}`` from a reference folder; the key is :func:`utterance_key`.
+class ReferenceLookup(dict):
+    """``{utterance key: [reference annotations]}`` plus where each reference came from.
 
-    Utterances for which the builder kept no reference map to an empty list (:func:`references_for`
-    refuses them). Two records of the same utterance are merged (references de-duplicated, order kept).
+    ``sources``: the name of each folder read (:func:`source_name`), in order; ``provenance``:
+    ``{utterance key: {reference: [source names]}}``.
     """
-    lookup: dict[str, list[str]] = {}
-    for rec in load_reference_records(folder):
-        key = utterance_key(rec["words"] if "words" in rec else rec["text"])
-        merged = lookup.setdefault(key, [])
-        merged.extend(r for r in rec["references"] if r not in merged)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: list[str] = []
+        self.provenance: dict[str, dict[str, list[str]]] = {}
+
+
+def source_name(folder: str | os.PathLike) -> str:
+    """A reference folder's name in signatures and provenance: ``<llm>@<folder name>`` from its
+    ``build_info.json`` (``llm`` key), else the folder name."""
+    path = Path(folder)
+    if path.is_file():
+        path = path.parent
+    name = path.resolve().name
+    info = path / "build_info.json"
+    if info.is_file():
+        try:
+            llm = json.loads(info.read_text(encoding="utf-8")).get("llm")
+        except (json.JSONDecodeError, AttributeError):
+            llm = None
+        if isinstance(llm, str) and llm:
+            return f"{llm}@{name}"
+    return name
+
+
+def load_references(folders: str | os.PathLike | Sequence[str | os.PathLike]) -> ReferenceLookup:
+    """``{utterance: [reference annotations]}`` from one reference folder or several; the key is
+    :func:`utterance_key`.
+
+    With several folders (e.g. one built by each LLM: the seed's "combined" setting), an utterance's
+    references are the union of each folder's kept annotations, in folder order, duplicates merged; the
+    result's ``provenance`` says which folders gave each reference and ``sources`` names the folders.
+    Utterances for which no folder kept a reference map to an empty list (:func:`references_for` refuses
+    them). Two records of the same utterance are merged (references de-duplicated, order kept).
+    """
+    if isinstance(folders, (str, os.PathLike)):
+        folders = [folders]
+    folders = list(folders)
+    if not folders:
+        raise ValueError("load_references needs at least one reference folder")
+    lookup = ReferenceLookup()
+    for folder in folders:
+        name = source_name(folder)
+        if name in lookup.sources:
+            raise ValueError(f"reference folder {str(folder)!r} is given twice (as {name!r})")
+        lookup.sources.append(name)
+        for rec in load_reference_records(folder):
+            key = utterance_key(rec["words"] if "words" in rec else rec["text"])
+            merged = lookup.setdefault(key, [])
+            origin = lookup.provenance.setdefault(key, {})
+            for r in rec["references"]:
+                if r not in merged:
+                    merged.append(r)
+                if name not in origin.setdefault(r, []):
+                    origin[r].append(name)
     return lookup
 
 

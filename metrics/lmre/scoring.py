@@ -306,9 +306,23 @@ def _canonical(text: str, single_spaced: bool = False) -> str:
     return " ".join(tokens)
 
 
-def signature(similarity: str, theta: float, break_types: str) -> str:
-    """How a result was made (sacrebleu habit): similarity, θ, break types, final position, version."""
-    return f"lmre|sim:{similarity}|theta:{theta:g}|breaks:{break_types}|final:excluded|v:{VERSION}"
+def signature(similarity: str, theta: float, break_types: str, reference_sources: Sequence[str] | None = None) -> str:
+    """How a result was made (sacrebleu habit): similarity, θ, break types, final position, version, and
+    (when given) the reference folders that were combined (``refs:a+b``)."""
+    refs = f"|refs:{'+'.join(reference_sources)}" if reference_sources else ""
+    return f"lmre|sim:{similarity}|theta:{theta:g}|breaks:{break_types}|final:excluded{refs}|v:{VERSION}"
+
+
+def check_sources(reference_sources: Any) -> list[str] | None:
+    """``reference_sources`` as a list of names (a single string is one name), or ``None``."""
+    if reference_sources is None:
+        return None
+    if isinstance(reference_sources, str):
+        reference_sources = [reference_sources]
+    out = list(reference_sources)
+    if not out or not all(isinstance(x, str) and x for x in out):
+        raise ValueError(f"reference_sources must be a non-empty list of names, got {reference_sources!r}")
+    return out
 
 
 def check_options(similarity: str, theta: float, break_types: str) -> None:
@@ -348,8 +362,9 @@ def lmre_scores(parsed: ParsedInputs, similarity: str = "f1", theta: float = DEF
     return out
 
 
-def score(predictions: Sequence[str], references: Sequence[Sequence[str] | str], similarity: str = "f1",
-          theta: float = DEFAULT_THETA, break_types: str = "binary", return_all_scores: bool = False) -> dict[str, Any]:
+def score(predictions: Sequence[str], references: Sequence[Sequence[str] | str] | None = None, similarity: str = "f1",
+          theta: float = DEFAULT_THETA, break_types: str = "binary", return_all_scores: bool = False,
+          reference_folders: Any = None, reference_sources: Sequence[str] | None = None) -> dict[str, Any]:
     """LMRE of hypothesis annotations against their reference sets (the library call; the metric calls it).
 
     Returns ``acceptance_rate`` (share of accepted predictions, [0, 1]), ``mean_best_score`` ([0, 1]) and,
@@ -357,12 +372,31 @@ def score(predictions: Sequence[str], references: Sequence[Sequence[str] | str],
     ``best_reference`` (its canonical string), ``num_references``; ``scores`` (every reference's score)
     with ``return_all_scores``; and a ``signature`` string of the options.
 
+    References are given per prediction (``references``), or found by each prediction's words in one or
+    several reference folders written by the builder (``reference_folders``: several folders combine into
+    one reference set per utterance, the seed's "combined" setting; see :func:`.lookup.load_references`).
+    The folders (or the names in ``reference_sources``) are recorded in the signature.
+
     >>> r = score(["가 / 나 다"], [["가 나 / 다", "가 / 나 다"]])
     >>> r["accepted"], r["best_reference_index"], r["best_score"]
     ([True], [1], [1.0])
     """
     check_options(similarity, theta, break_types)
-    return lmre_scores(parse_inputs(predictions, references), similarity, theta, break_types, return_all_scores)
+    sources = check_sources(reference_sources)
+    if reference_folders is not None:
+        if references is not None:
+            raise ValueError("give references or reference_folders, not both")
+        from .lookup import load_references, references_for
+
+        lookup = load_references(reference_folders)
+        references = references_for(predictions, lookup)
+        sources = sources or lookup.sources
+    elif references is None:
+        raise ValueError("references is missing: give one reference list per prediction, or reference_folders")
+    out = lmre_scores(parse_inputs(predictions, references), similarity, theta, break_types, return_all_scores)
+    if sources:
+        out["signature"] = signature(similarity, float(theta), break_types, sources)
+    return out
 
 
 def _boundaries(ann: Annotation, break_types: str) -> set:
