@@ -97,6 +97,34 @@ def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+def cmd_gap(args: argparse.Namespace, extra: list[str]) -> int:
+    from kometrics.cli import read_column
+    from kometrics.lmre import acceptance_gap, format_gap_table, score
+
+    predictions = read_column(args.predictions, "annotation")
+    human = read_column(args.human, "human_score")
+    single = read_column(args.single_references, "reference")
+    for name, column in (("--human", human), ("--single-references", single)):
+        if len(column) != len(predictions):
+            print(f"error: {name} has {len(column)} lines but --predictions has {len(predictions)}", file=sys.stderr)
+            return 2
+    try:
+        human = [float(h) for h in human]
+    except (TypeError, ValueError) as e:
+        print(f"error: --human: {e}", file=sys.stderr)
+        return 2
+    opts = {"similarity": args.similarity, "theta": args.theta, "break_types": args.break_types}
+    accepted = {"single": score(predictions, single, **opts)["accepted"],
+                "lmre": score(predictions, reference_folders=args.references_dir, **opts)["accepted"]}
+    gap = acceptance_gap(human, accepted, args.acceptable_from)
+    if args.json:
+        json.dump(gap, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(format_gap_table(gap))
+    return 0
+
+
 def cmd_explain(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.lmre.scoring import explain
 
@@ -166,6 +194,18 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
     s.add_argument("--summary", action="store_true", help="only the corpus-level numbers")
     s.add_argument("--pretty", action="store_true")
     s.set_defaults(func=cmd_score)
+
+    g = sub.add_parser("gap", help="acceptance rate per human-score group: single reference vs LMRE vs humans")
+    g.add_argument("--predictions", required=True, help="annotations to judge (jsonl key 'annotation', or text)")
+    g.add_argument("--human", required=True, help="one human score per annotation (e.g. 1-5; jsonl key 'human_score')")
+    g.add_argument("--single-references", required=True, help="the single gold reference of each annotation")
+    g.add_argument("--references-dir", required=True, action="append",
+                   help="LMRE reference folder; repeat to combine several")
+    g.add_argument("--acceptable-from", type=float, required=True,
+                   help="human score from which an annotation is acceptable (e.g. 3 on a 1-5 scale)")
+    _add_options(g)
+    g.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
+    g.set_defaults(func=cmd_gap)
 
     e = sub.add_parser("explain", help="why one annotation is accepted or rejected")
     e.add_argument("annotation")

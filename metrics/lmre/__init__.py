@@ -12,7 +12,7 @@ Library API (the metric module ``lmre.py``, the CLI, the demo and the Spaces all
 - :func:`make_compute_metrics` for a ``transformers`` token-classification phrase-break tagger.
 """
 
-from .analysis import correlate_with_human
+from .analysis import acceptance_gap, correlate_with_human, format_gap_table
 from .formats import (
     AP,
     IP,
@@ -28,7 +28,7 @@ from .formats import (
     labels_to_annotation,
     parse_annotation,
 )
-from .lookup import load_reference_records, load_references, references_for
+from .lookup import ReferenceLookup, load_reference_records, load_references, references_for
 from .scoring import DEFAULT_THETA, explain, score
 from .trainer import make_compute_metrics
 
@@ -40,6 +40,8 @@ __all__ = [
     "Annotation",
     "AnnotationError",
     "DEFAULT_THETA",
+    "ReferenceLookup",
+    "acceptance_gap",
     "annotation_to_break_indices",
     "annotation_to_labels",
     "break_indices_to_annotation",
@@ -47,6 +49,7 @@ __all__ = [
     "correlate_with_human",
     "explain",
     "format_annotation",
+    "format_gap_table",
     "labels_to_annotation",
     "load_reference_records",
     "load_references",

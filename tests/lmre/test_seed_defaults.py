@@ -163,3 +163,56 @@ def test_combined_references_through_evaluate_and_cli(two_folders, capsys):
     assert main(["lmre", "score", "--predictions", str(pred_file), "--references-dir", str(a),
                  "--references-dir", str(b), "--similarity", "em"]) == 0
     assert json.loads(capsys.readouterr().out) == want
+
+
+def test_acceptance_gap_by_hand():
+    from kometrics.lmre import acceptance_gap
+
+    human = [5, 5, 5, 5, 4, 4, 3, 2, 2, 1]
+    single = [1, 1, 0, 0, 1, 0, 0, 0, 1, 0]
+    lmre = [1, 1, 1, 1, 1, 1, 0, 1, 1, 0]
+    g = acceptance_gap(human, {"single": [bool(x) for x in single], "lmre": [bool(x) for x in lmre]}, 3)
+    by = {row["score"]: row for row in g["groups"]}
+    assert sorted(by) == [1, 2, 3, 4, 5] and [by[s]["n"] for s in (1, 2, 3, 4, 5)] == [1, 2, 1, 2, 4]
+    # hand: group 5 single 2/4 accepted -> gap 0.5; group 4 single 1/2 -> 0.5; group 3 single 0/1 -> 1
+    assert (by[5]["gap"]["single"], by[4]["gap"]["single"], by[3]["gap"]["single"]) == (0.5, 0.5, 1.0)
+    assert (by[5]["gap"]["lmre"], by[4]["gap"]["lmre"], by[3]["gap"]["lmre"]) == (0.0, 0.0, 1.0)
+    # unacceptable groups: human 0, gap = -rate (over-acceptance)
+    assert by[2]["human"] == 0.0 and by[2]["gap"] == {"single": -0.5, "lmre": -1.0} and by[1]["gap"]["lmre"] == 0.0
+    acc = g["acceptable"]
+    assert acc["n"] == 7 and acc["groups"] == 3
+    assert acc["mean_gap"]["single"] == pytest.approx((0.5 + 0.5 + 1.0) / 3)
+    assert acc["mean_gap"]["lmre"] == pytest.approx(1.0 / 3)
+    assert acc["pooled_gap"]["single"] == pytest.approx(1 - 3 / 7) and acc["pooled_gap"]["lmre"] == pytest.approx(1 / 7)
+    with pytest.raises(ValueError, match=r"accepted\['lmre'\] has 2 flags"):
+        acceptance_gap([5, 4, 3], {"lmre": [True, False]}, 3)
+    with pytest.raises(ValueError, match=r"human_scores\[1\]"):
+        acceptance_gap([5, float("nan")], {"lmre": [True, False]}, 3)
+
+
+def test_gap_cli_prints_the_table(two_folders, capsys):
+    from kometrics.cli import main
+    from kometrics.lmre import acceptance_gap, score
+
+    a, b = two_folders
+    preds = [_ann(t, v) for t in SENTENCES for v in (0, 2, 3)]
+    human = [5, 4, 1] * len(SENTENCES)
+    single = [_ann(t, 0) for t in SENTENCES for _ in range(3)]
+    d = a.parent
+    (d / "p.txt").write_text("\n".join(preds) + "\n", encoding="utf-8")
+    (d / "h.txt").write_text("\n".join(map(str, human)) + "\n", encoding="utf-8")
+    (d / "s.txt").write_text("\n".join(single) + "\n", encoding="utf-8")
+    argv = ["lmre", "gap", "--predictions", str(d / "p.txt"), "--human", str(d / "h.txt"), "--single-references",
+            str(d / "s.txt"), "--references-dir", str(a), "--references-dir", str(b), "--acceptable-from", "3",
+            "--similarity", "em"]
+    assert main([*argv, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    want = acceptance_gap(human, {"single": score(preds, single, similarity="em")["accepted"],
+                                  "lmre": score(preds, reference_folders=[a, b], similarity="em")["accepted"]}, 3)
+    assert got == want
+    # by hand: score-4 annotations (variant 2) are in folder b only: single rejects all (gap 100%), LMRE none
+    row4 = next(r for r in got["groups"] if r["score"] == 4)
+    assert row4["gap"] == {"single": 1.0, "lmre": 0.0}
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    assert "single gap" in table and "+100.00%" in table and ">=3 (mean of groups)" in table
