@@ -11,6 +11,9 @@ __all__ = ["to_hf_record", "build"]
 
 CARD = Path(__file__).with_name("README.md")
 
+#: KLUE-STS binarisation: a pair is a paraphrase (binary-label 1) iff real-label >= 3.0.
+BINARY_THRESHOLD = 3.0
+
 
 def to_hf_record(record: dict) -> dict:
     """One official KLUE-STS record -> the ``klue``/``sts`` schema (annotations dropped).
@@ -35,6 +38,10 @@ def to_hf_record(record: dict) -> dict:
         raise ValueError(f"record {guid}: missing field {e.args[0]!r}") from None
     if out["labels"]["binary-label"] not in (0, 1):
         raise ValueError(f"record {guid}: binary-label must be 0 or 1, got {labels['binary-label']!r}")
+    expected = int(out["labels"]["real-label"] >= BINARY_THRESHOLD)
+    if out["labels"]["binary-label"] != expected:
+        raise ValueError(f"record {guid}: binary-label {out['labels']['binary-label']} disagrees with real-label "
+                         f"{out['labels']['real-label']!r} (KLUE's rule: 1 iff real-label >= {BINARY_THRESHOLD})")
     return out
 
 
