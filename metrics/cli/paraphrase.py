@@ -44,7 +44,8 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
         data=args.data, model=model, layers=args.layers, layer=args.layer, tokenize=args.tokenize, idf=args.idf,
         bert=not args.no_bert, limit=args.limit, seed=args.seed, n_boot=args.bootstrap, batch_size=args.batch_size,
         device=args.device, data_dir=args.data_dir, scale=tuple(args.scale) if args.scale else None,
-        examples=args.examples, bleu_smooth=args.bleu_smooth, progress=not args.quiet)
+        examples=args.examples, bleu_smooth=args.bleu_smooth, exclude_special_tokens=args.exclude_special_tokens,
+        protocol=args.protocol, progress=not args.quiet)
     cfg.validate()
     corpus = build_named(cfg.data, cfg.data_dir, scale=cfg.scale)
     try:
@@ -111,6 +112,11 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
     p.add_argument("--examples", type=int, default=10, help="pairs in Table 4 (default 10)")
     p.add_argument("--bleu-smooth", choices=("exp", "floor", "add-k", "none"), default="exp",
                    help="sentence-BLEU smoothing (default exp, sacrebleu's sentence_bleu default)")
+    p.add_argument("--exclude-special-tokens", action="store_true",
+                   help="BERTScore over the word pieces only (no [CLS]/[SEP]), as the paper")
+    p.add_argument("--protocol", choices=("default", "paper"), default="default",
+                   help="'paper': the seed's settings in one switch (unsmoothed sentence BLEU, word pieces only, "
+                        "Table 2 at layer round(8/12 * depth)); recorded in the signature as protocol:paper")
     p.add_argument("--out", help="output folder (default paraphrase_bench/<corpus>; '-' writes nothing)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -42,6 +42,20 @@ __all__ = ["BenchmarkConfig", "BenchmarkResult", "run_benchmark", "write_outputs
 
 IDF_CHOICES = ("off", "on", "both")
 
+#: ``default``: this project's choices (smoothed sentence BLEU, special tokens matched as bert_score does,
+#: korbertscore's documented layer). ``paper``: the seed's protocol in one switch (see :data:`PAPER_PROTOCOL`).
+PROTOCOLS = ("default", "paper")
+
+#: What ``protocol="paper"`` sets: unsmoothed sentence BLEU (the paper's Table 4 shows BLEU 0.0000 for pairs
+#: that share words), BERTScore over the n word pieces only (no [CLS]/[SEP]), Table 2's layer at 8/12 of the
+#: depth (the paper's layer 8 of KorBERT's 12). Per-rater standard scores are the human score in both.
+PAPER_PROTOCOL = {"bleu_smooth": "none", "exclude_special_tokens": True}
+
+
+def paper_layer(depth: int) -> int:
+    """The paper's layer (8 of 12, ETRI KorBERT) transferred by depth: ``round(8 / 12 * depth)``."""
+    return max(0, min(depth, round(8 / 12 * depth)))
+
 
 def bert_column(key: str, layer: int, idf: bool) -> str:
     """Name of a per-pair BERT column, e.g. ``BERT-F1@L8`` or ``BERT-F1@L8+idf``."""
@@ -53,6 +67,8 @@ class BenchmarkConfig:
     """Options of one run (all recorded in the results).
 
     ``data``: ``klue-sts`` | ``korsts`` | ``korsts-train`` | a ratings file | a corpus folder.
+    ``protocol``: ``default`` or ``paper`` (:data:`PAPER_PROTOCOL`: overrides ``bleu_smooth`` and
+    ``exclude_special_tokens``, and Table 2's layer is :func:`paper_layer` unless ``layer`` is given).
     ``layers``: ``None``/``"all"`` = every layer 0..L, or a list. ``layer``: the layer of Table 2's BERT rows
     (``None``: korbertscore's default for the model, else 8/12 of its depth). ``limit``: a seeded random
     subset of that many pairs. ``n_boot``: bootstrap resamples (seeded by ``seed``).
@@ -74,9 +90,16 @@ class BenchmarkConfig:
     scale: tuple[float, float] | None = None
     examples: int = 10
     bleu_smooth: str = "exp"
+    exclude_special_tokens: bool = False
+    protocol: str = "default"
     progress: bool = True
 
     def validate(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
+        if self.protocol == "paper":
+            for key, value in PAPER_PROTOCOL.items():
+                setattr(self, key, value)
         if self.tokenize not in TOKENIZATIONS:
             raise ValueError(f"tokenize must be one of {TOKENIZATIONS}, got {self.tokenize!r}")
         if self.idf not in IDF_CHOICES:
@@ -225,7 +248,10 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
     if cfg.bert:  # resolve the model first: a model that cannot load fails before any work
         depth = model_depth(cfg.model)
         wanted = _parse_layers(cfg.layers, depth)
-        table_layer = cfg.layer if cfg.layer is not None else default_layer(cfg.model)
+        if cfg.layer is not None:
+            table_layer = cfg.layer
+        else:
+            table_layer = paper_layer(depth) if cfg.protocol == "paper" else default_layer(cfg.model)
         if not 0 <= table_layer <= depth:
             raise ValueError(f"layer {table_layer} is outside 0..{depth}")
         if wanted is not None and table_layer not in wanted:
@@ -238,7 +264,7 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
                 print(f"korbertscore: {cfg.model}, all layers in one pass, idf={'on' if flag else 'off'} ...",
                       file=sys.stderr)
             per_layer = layer_scores(cands, refs, cfg.model, layers=wanted, idf=flag, batch_size=cfg.batch_size,
-                                     device=cfg.device)
+                                     device=cfg.device, exclude_special_tokens=cfg.exclude_special_tokens)
             layer_list = sorted(per_layer)
             for layer, prf in per_layer.items():
                 for key in PRF:
@@ -299,9 +325,10 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
     layers_txt = (f"{layer_list[0]}-{layer_list[-1]}" if layer_list == list(range(layer_list[0], layer_list[-1] + 1))
                   else ",".join(map(str, layer_list))) if layer_list else "none"
     signature = "|".join([
-        "paraphrase", f"data:{corpus.name}", f"n:{len(human)}",
+        "paraphrase", f"protocol:{cfg.protocol}", f"data:{corpus.name}", f"n:{len(human)}",
         f"model:{cfg.model if cfg.bert else 'none'}", f"layers:{layers_txt}", f"table-layer:{table_layer}",
-        f"idf:{cfg.idf if cfg.bert else 'none'}", f"tok:{cfg.tokenize}", f"bleu-smooth:{cfg.bleu_smooth}",
+        f"idf:{cfg.idf if cfg.bert else 'none'}",
+        f"special:{'excluded' if cfg.exclude_special_tokens else 'included'}", f"tok:{cfg.tokenize}", f"bleu-smooth:{cfg.bleu_smooth}",
         f"boot:{cfg.n_boot}", f"seed:{cfg.seed}", f"human:{corpus.meta.get('human_score', {}).get('method')}",
         f"sacrebleu:{sacrebleu.__version__}", f"nltk:{nltk.__version__}", f"kometrics:{__version__}",
     ])

@@ -33,7 +33,7 @@ def _normalise(layer_out: dict) -> dict[str, np.ndarray]:
 
 def layer_scores(candidates: Sequence[str], references: Sequence[str], model_type: str,
                  layers: Sequence[int] | None = None, idf: bool = False, batch_size: int = 64,
-                 device: str | None = None) -> dict[int, dict[str, np.ndarray]]:
+                 device: str | None = None, exclude_special_tokens: bool = False) -> dict[int, dict[str, np.ndarray]]:
     """``{layer: {"P", "R", "F1": float64 array per pair}}`` for ``layers`` (None: every layer 0..L)."""
     from kometrics import korbertscore
 
@@ -42,7 +42,7 @@ def layer_scores(candidates: Sequence[str], references: Sequence[str], model_typ
         raise RuntimeError("kometrics.korbertscore.score_layers is not available in this installation; the "
                            "BERT columns of the paraphrase benchmark need it (or pass --no-bert)")
     raw = fn(list(candidates), list(references), model_type, layers=None if layers is None else list(layers),
-             idf=idf, batch_size=batch_size, device=device)
+             idf=idf, batch_size=batch_size, device=device, exclude_special_tokens=exclude_special_tokens)
     return {int(layer): _normalise(v) for layer, v in sorted(raw.items())}
 
 
