@@ -1,4 +1,4 @@
-"""MERE variant generator and MERGE dataset builder for Korean NLI (kiwipiepy + a masked LM).
+"""MERE variant generator and MERGE dataset builder for Korean NLI (kiwipiepy + a masked or causal LM).
 
 Not imported by the ``merge_sv_accuracy`` metric: scoring needs neither kiwipiepy nor transformers.
 """
@@ -15,6 +15,7 @@ from .build import (
     sample_variants,
     write_dataset,
 )
+from .causal import CausalLMScorer, sentence_logprobs
 from .mere import (
     WORD_CLASSES,
     MaskScores,
@@ -28,6 +29,7 @@ from .mere import (
 )
 
 __all__ = [
+    "CausalLMScorer",
     "LABELS",
     "WORD_CLASSES",
     "MaskScores",
@@ -45,6 +47,7 @@ __all__ = [
     "read_seeds",
     "sample_variants",
     "scripted_scorer",
+    "sentence_logprobs",
     "word_class",
     "write_dataset",
 ]

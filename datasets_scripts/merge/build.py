@@ -2,11 +2,14 @@
 
 Library::
 
-    from kometrics.datasets_scripts.merge import read_seeds, build_dataset, MLMFillMask
+    from kometrics.datasets_scripts.merge import read_seeds, build_dataset, MLMFillMask, CausalLMScorer
     seeds = read_seeds("klue", limit=200)                       # or "kornli", or a jsonl/csv/tsv file
-    summary = build_dataset(seeds, MLMFillMask("klue/bert-base"), "merge_klue", k=5, sample_seed=0)
+    summary = build_dataset(seeds, MLMFillMask("klue/bert-base"), "merge_klue", k=5, sample_seed=0,
+                            lm_name="klue/bert-base")
+    # a causal LM as the source: CausalLMScorer("path/to/gemma-3-270m")
 
-CLI: ``kometrics merge generate --seeds klue --mlm klue/bert-base --out merge_klue``, then
+CLI: ``kometrics merge generate --seeds klue --mlm klue/bert-base --out merge_klue`` (or ``--lm PATH`` for a
+causal LM), then
 ``kometrics merge review --dataset merge_klue --out review.csv`` and, once people filled the ``validated``
 column, ``kometrics merge validate --dataset merge_klue --review review.csv``.
 """
@@ -116,11 +119,13 @@ def _seed_row(seed: Seed) -> dict[str, Any]:
     return {"seed_id": seed.seed_id, "variant_id": seed.seed_id, "is_seed": True, "premise": seed.premise,
             "hypothesis": seed.hypothesis, "label": seed.label, "word_class": "", "tag": "", "original": "",
             "replacement": "", "p_original_premise": None, "p_replacement_premise": None,
-            "p_original_hypothesis": None, "p_replacement_hypothesis": None, "mlm": ""}
+            "p_original_hypothesis": None, "p_replacement_hypothesis": None, "logp_seed_premise": None,
+            "logp_variant_premise": None, "logp_seed_hypothesis": None, "logp_variant_hypothesis": None,
+            "source_lm": "", "source_kind": ""}
 
 
 def build_rows(seeds: Iterable[Seed], scorer, kiwi=None, options: MereOptions | None = None,
-               mlm_name: str = "", progress=None) -> tuple[list[dict[str, Any]], Counter]:
+               lm_name: str = "", progress=None) -> tuple[list[dict[str, Any]], Counter]:
     """Seed rows and variant rows (each seed followed by its variants) and the counts of every outcome."""
     if kiwi is None:
         from kiwipiepy import Kiwi
@@ -131,7 +136,7 @@ def build_rows(seeds: Iterable[Seed], scorer, kiwi=None, options: MereOptions | 
     seeds = list(seeds)
     for seed in (progress(seeds) if progress else seeds):
         counts["seeds"] += 1
-        variants = generate_variants(seed, scorer, kiwi, options, counts, mlm_name)
+        variants = generate_variants(seed, scorer, kiwi, options, counts, lm_name)
         if not variants:
             counts["seeds_without_variants"] += 1
         rows.append(_seed_row(seed))
@@ -189,12 +194,12 @@ def write_dataset(out_dir: str | os.PathLike, rows: Sequence[dict[str, Any]], co
 
 
 def build_dataset(seeds: Sequence[Seed], scorer, out_dir: str | os.PathLike, *, k: int = 5,
-                  sample_seed: int = 0, options: MereOptions | None = None, mlm_name: str = "",
+                  sample_seed: int = 0, options: MereOptions | None = None, lm_name: str = "",
                   seed_source: str = "", kiwi=None, progress=None) -> dict[str, Any]:
     """Generate the variants of ``seeds`` and write the dataset folder; returns its statistics."""
     options = options or MereOptions()
-    rows, counts = build_rows(seeds, scorer, kiwi, options, mlm_name, progress)
-    meta = {"mlm": mlm_name, "seeds_source": seed_source, "top_k": options.top_k,
+    rows, counts = build_rows(seeds, scorer, kiwi, options, lm_name, progress)
+    meta = {"source_lm": lm_name, "source_kind": getattr(scorer, "kind", "masked"), "seeds_source": seed_source, "top_k": options.top_k,
             "probability_floor": options.probability_floor,
             "max_variants_per_target": options.max_variants_per_target,
             "word_classes": list(options.word_classes)}
@@ -202,7 +207,7 @@ def build_dataset(seeds: Sequence[Seed], scorer, out_dir: str | os.PathLike, *, 
 
 
 REVIEW_COLUMNS = ("variant_id", "seed_id", "word_class", "original", "replacement", "label", "premise",
-                  "hypothesis", "seed_premise", "seed_hypothesis", "validated", "note")
+                  "hypothesis", "seed_premise", "seed_hypothesis", "source_kind", "source_lm", "validated", "note")
 
 
 def export_review_csv(dataset_dir: str | os.PathLike, out_csv: str | os.PathLike, config: str = "var") -> int:

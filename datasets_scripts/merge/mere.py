@@ -292,14 +292,20 @@ def _surface_reason(candidate: str) -> str | None:
 
 
 def generate_variants(seed: Seed, scorer: FillMaskScorer, kiwi, options: MereOptions | None = None,
-                      counts: Counter | None = None, mlm_name: str = "") -> list[dict[str, Any]]:
+                      counts: Counter | None = None, lm_name: str = "") -> list[dict[str, Any]]:
     """The variant rows of one seed (see the dataset card for the fields); rejections go to ``counts``.
 
-    Candidates are the MLM's top-k fillers of the masked stem in p and in h, mapped to stems (a filler of a
+    Candidates are the LM's top-k fillers of the masked stem in p and in h, mapped to stems (a filler of a
     fused span such as 왔 stands for the stem 오 when the re-analysed eojeol keeps the original endings,
     else ``conjugation_mismatch``). Each stem r is then scored in both sentences at the span text it gives
-    there, and must pass every filter and constraint in both."""
+    there, and must pass every filter and constraint in both.
+
+    A scorer with a ``sentence_logprob(text)`` method (a causal LM, :class:`.causal.CausalLMScorer`) decides
+    constraint 1 on whole sentences instead: log P(variant p) > log P(p) and log P(variant h) > log P(h)."""
     options = options or MereOptions()
+    sentence_logprob = getattr(scorer, "sentence_logprob", None)
+    kind = "causal" if sentence_logprob is not None else "masked"
+    seed_lp = (sentence_logprob(seed.premise), sentence_logprob(seed.hypothesis)) if sentence_logprob else None
     counts = Counter() if counts is None else counts
     rows: list[dict[str, Any]] = []
     morphemes_in_pair = {t.form for t in kiwi.tokenize(seed.premise)} | {t.form for t in kiwi.tokenize(seed.hypothesis)}
@@ -350,27 +356,32 @@ def generate_variants(seed: Seed, scorer: FillMaskScorer, kiwi, options: MereOpt
                     why = _surface_reason(cand)
                 elif min(pp, ph) < options.probability_floor:
                     why = "below_probability_floor"
-                elif not (pp > sp.original and ph > sh.original):
+                elif sentence_logprob is None and not (pp > sp.original and ph > sh.original):
                     why = "not_more_probable_than_original"
                 elif cand in morphemes_in_pair:
                     why = "already_in_sentence"
                 else:
                     new_p = _replace(kiwi, seed.premise, target.premise, cand)
                     new_h = _replace(kiwi, seed.hypothesis, target.hypothesis, cand)
+                    lps = None
                     if new_p is None or new_h is None:
                         why = "rebuild_failed"
+                    elif sentence_logprob is not None and not (
+                            (lps := (sentence_logprob(new_p), sentence_logprob(new_h)))[0] > seed_lp[0]
+                            and lps[1] > seed_lp[1]):
+                        why = "not_more_probable_than_original"
                     elif not (_retag_ok(kiwi, new_p, cand, target.word_class, len(target.premise))
                               and _retag_ok(kiwi, new_h, cand, target.word_class, len(target.hypothesis))):
                         why = "word_class_changed"
             if why is not None:
                 counts[f"rejected:{why}"] += 1
                 continue
-            accepted.append((min(pp, ph), cand, new_p, new_h, pp, ph))
+            accepted.append((min(pp, ph), cand, new_p, new_h, pp, ph, lps))
         accepted.sort(key=lambda a: (-a[0], a[1]))
         if options.max_variants_per_target is not None:
             counts["rejected:over_max_variants_per_target"] += max(0, len(accepted) - options.max_variants_per_target)
             accepted = accepted[:options.max_variants_per_target]
-        for _, cand, new_p, new_h, pp, ph in accepted:
+        for _, cand, new_p, new_h, pp, ph, lps in accepted:
             counts["variants"] += 1
             rows.append({
                 "seed_id": seed.seed_id,
@@ -387,7 +398,12 @@ def generate_variants(seed: Seed, scorer: FillMaskScorer, kiwi, options: MereOpt
                 "p_replacement_premise": pp,
                 "p_original_hypothesis": sh.original,
                 "p_replacement_hypothesis": ph,
-                "mlm": mlm_name,
+                "logp_seed_premise": seed_lp[0] if seed_lp else None,
+                "logp_variant_premise": lps[0] if lps else None,
+                "logp_seed_hypothesis": seed_lp[1] if seed_lp else None,
+                "logp_variant_hypothesis": lps[1] if lps else None,
+                "source_lm": lm_name,
+                "source_kind": kind,
             })
     return rows
 

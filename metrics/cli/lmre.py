@@ -2,7 +2,8 @@
 
 - ``kometrics lmre build --utterances FILE --pool FILE --out DIR --llm openai --model M [--base-url URL]``
   builds the reference folder (``--llm stand-in --corpus DIR`` uses the offline stand-in of the demo;
-  ``--llm python:package.module:function`` any callable ``(messages, temperature) -> str``).
+  ``--llm local --model PATH_OR_ID`` a local causal LM with constrained decoding; ``--llm
+  python:package.module:function`` any callable ``(messages, temperature) -> str``).
 - ``kometrics lmre corpus --out DIR`` builds the KLUE-DP phrase-break test bed.
 - ``kometrics lmre score --predictions FILE --references-dir DIR [--references-dir DIR2 ...]`` scores
   annotations against one reference folder or the union of several (the seed's "combined" setting), looking
@@ -37,6 +38,12 @@ def _make_llm(args: argparse.Namespace) -> Any:
             raise SystemExit("--llm openai needs --model")
         return OpenAIChatLLM(args.model, base_url=args.base_url, api_key_env=args.api_key_env or None,
                              timeout=args.timeout)
+    if args.llm == "local":
+        if not args.model:
+            raise SystemExit("--llm local needs --model (a causal LM: Hub id or folder)")
+        from kometrics.datasets_scripts.phrase_break.local_llm import LocalCausalLM
+
+        return LocalCausalLM(args.model, device=args.device, seed=args.seed)
     if args.llm == "stand-in":
         if not args.corpus:
             raise SystemExit("--llm stand-in needs --corpus DIR (a folder built by `kometrics lmre corpus`)")
@@ -49,7 +56,7 @@ def _make_llm(args: argparse.Namespace) -> Any:
         if not module or not name:
             raise SystemExit(f"--llm python:MODULE:FUNCTION, got {args.llm!r}")
         return CallableLLM(getattr(importlib.import_module(module), name), name=f"callable:{target}")
-    raise SystemExit(f"--llm must be openai, stand-in or python:MODULE:FUNCTION, got {args.llm!r}")
+    raise SystemExit(f"--llm must be openai, local, stand-in or python:MODULE:FUNCTION, got {args.llm!r}")
 
 
 def cmd_build(args: argparse.Namespace, extra: list[str]) -> int:
@@ -154,8 +161,9 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
     b.add_argument("--utterances", required=True, help="jsonl (id, words|text) or text file, one utterance a line")
     b.add_argument("--pool", required=True, help="few-shot pool: jsonl with 'annotation' or text, one a line")
     b.add_argument("--out", required=True, help="output folder (README.md, references.jsonl, build_info.json)")
-    b.add_argument("--llm", required=True, help="openai | stand-in | python:MODULE:FUNCTION")
-    b.add_argument("--model", help="model name for --llm openai")
+    b.add_argument("--llm", required=True, help="openai | local | stand-in | python:MODULE:FUNCTION")
+    b.add_argument("--model", help="model name for --llm openai; causal LM (Hub id or folder) for --llm local")
+    b.add_argument("--device", help="torch device for --llm local (default: cuda if available)")
     b.add_argument("--base-url", help="OpenAI-compatible endpoint (default: api.openai.com)")
     b.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="environment variable holding the API key (never logged); '' for none")

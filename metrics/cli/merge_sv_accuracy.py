@@ -12,14 +12,24 @@ import sys
 
 
 def _generate(args: argparse.Namespace, extra: list[str]) -> int:
-    from kometrics.datasets_scripts.merge import MereOptions, MLMFillMask, build_dataset, read_seeds
+    from kometrics.datasets_scripts.merge import (
+        CausalLMScorer,
+        MereOptions,
+        MLMFillMask,
+        build_dataset,
+        read_seeds,
+    )
 
     if args.threads:
         import torch
 
         torch.set_num_threads(args.threads)
     seeds = read_seeds(args.seeds, data_dir=args.data_dir, limit=args.limit)
-    scorer = MLMFillMask(args.mlm, device=args.device)
+    if args.lm:
+        scorer, lm_name = CausalLMScorer(args.lm, device=args.device), args.lm
+    else:
+        lm_name = args.mlm or "klue/bert-base"
+        scorer = MLMFillMask(lm_name, device=args.device)
     options = MereOptions(top_k=args.top_k, probability_floor=args.floor,
                           max_variants_per_target=args.max_per_target,
                           word_classes=tuple(args.word_classes))
@@ -30,7 +40,7 @@ def _generate(args: argparse.Namespace, extra: list[str]) -> int:
     except ImportError:  # pragma: no cover
         progress = None
     stats = build_dataset(seeds, scorer, args.out, k=args.k, sample_seed=args.sample_seed, options=options,
-                          mlm_name=args.mlm, seed_source=str(args.seeds), progress=progress)
+                          lm_name=lm_name, seed_source=str(args.seeds), progress=progress)
     print(json.dumps(stats, ensure_ascii=False, indent=2))
     return 0
 
@@ -73,13 +83,16 @@ def register(commands, bench) -> None:
     gen.add_argument("--seeds", required=True,
                      help="'klue' (KLUE-NLI dev), 'kornli' (xnli.dev.ko.tsv) or a jsonl/csv/tsv file with "
                           "premise, hypothesis, label")
-    gen.add_argument("--mlm", default="klue/bert-base", help="masked LM (Hub id or path; default klue/bert-base)")
+    source = gen.add_mutually_exclusive_group()
+    source.add_argument("--mlm", help="masked LM proposing the replacements (Hub id or path; default klue/bert-base)")
+    source.add_argument("--lm", help="causal LM proposing the replacements instead (Hub id or path, e.g. the folder of "
+                                     "`kometrics models prepare gemma-3-270m`); P(r) > P(o) on whole sentences")
     gen.add_argument("--out", required=True, help="output dataset folder")
     gen.add_argument("--data-dir", help="folder with klue/ and kornli/ (default ../shared/data)")
     gen.add_argument("--limit", type=int, help="at most this many seeds")
     gen.add_argument("--k", type=int, default=5, help="variants per seed in the 'var' config (default 5)")
     gen.add_argument("--sample-seed", type=int, default=0, help="seed of the 'var' sampling (default 0)")
-    gen.add_argument("--top-k", type=int, default=30, help="MLM candidates per masked sentence (default 30)")
+    gen.add_argument("--top-k", type=int, default=30, help="LM candidates per masked sentence (default 30)")
     gen.add_argument("--floor", type=float, default=1e-3, help="probability floor for P(r) (default 0.001)")
     gen.add_argument("--max-per-target", type=int, default=None, help="keep at most this many r per word")
     gen.add_argument("--word-classes", nargs="+", default=["NOUN", "VERB", "ADJ", "ADV"],

@@ -39,7 +39,7 @@ def run(ctx: DemoContext) -> DemoSection:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small single-sentence forwards: threads only add overhead on shared CPUs
     try:
-        rows, counts = build_rows(seeds, MLMFillMask(mlm), options=options, mlm_name=mlm,
+        rows, counts = build_rows(seeds, MLMFillMask(mlm), options=options, lm_name=mlm,
                                   progress=lambda xs: ctx.progress(xs, "MERE", len(seeds)))
     finally:
         torch.set_num_threads(threads)

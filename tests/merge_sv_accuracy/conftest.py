@@ -37,5 +37,5 @@ def tiny_merge_dir(tmp_path_factory, tiny_bert, klue_seeds, kiwi):
 
     out = tmp_path_factory.mktemp("merge-tiny")
     stats = build_dataset(klue_seeds, MLMFillMask(tiny_bert), out, k=2, sample_seed=0, kiwi=kiwi,
-                          options=MereOptions(top_k=30, probability_floor=0.0), mlm_name="tiny_bert")
+                          options=MereOptions(top_k=30, probability_floor=0.0), lm_name="tiny_bert")
     return out, stats

@@ -31,7 +31,7 @@ def run(kiwi, cands_p, cands_h, orig_p=0.2, orig_h=0.1, premise=P, hypothesis=H,
               (hypothesis, masked): {"<original>": orig_h, **cands_h}}
     counts = Counter()
     rows = generate_variants(Seed("s1", premise, hypothesis, 2), scripted_scorer(script), kiwi,
-                             MereOptions(**options), counts, mlm_name="scripted")
+                             MereOptions(**options), counts, lm_name="scripted")
     return rows, counts
 
 
@@ -43,7 +43,7 @@ def test_accepted_noun_keeps_particles_with_allomorphs(kiwi):
         "NOUN", "NNG", "학교", "도서관", 2)
     assert (row["p_original_premise"], row["p_replacement_premise"]) == (0.2, 0.5)
     assert (row["p_original_hypothesis"], row["p_replacement_hypothesis"]) == (0.1, 0.4)
-    assert row["variant_id"] == "s1-v001" and row["is_seed"] is False and row["mlm"] == "scripted"
+    assert row["variant_id"] == "s1-v001" and row["is_seed"] is False and row["source_lm"] == "scripted" and row["source_kind"] == "masked"
     assert counts["variants"] == 1 and counts["targets"] == 1
 
 
@@ -234,7 +234,7 @@ def test_same_seed_and_options_give_the_same_files(tiny_merge_dir, tiny_bert, kl
 
     out, _ = tiny_merge_dir
     build_dataset(klue_seeds, MLMFillMask(tiny_bert), tmp_path, k=2, sample_seed=0, kiwi=kiwi,
-                  options=MereOptions(top_k=30, probability_floor=0.0), mlm_name="tiny_bert")
+                  options=MereOptions(top_k=30, probability_floor=0.0), lm_name="tiny_bert")
     for name in ("data/all.jsonl", "data/var.jsonl", "stats.json", "README.md"):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
 
@@ -285,7 +285,7 @@ def test_cli_generate_review_validate(tiny_bert, data_dir, tmp_path, capsys):
     assert main(["merge", "generate", "--seeds", "klue", "--mlm", tiny_bert, "--out", str(out), "--limit", "3",
                  "--floor", "0", "--top-k", "10", "--k", "1", "--data-dir", str(data_dir), "--device", "cpu"]) == 0
     stats = json.loads(capsys.readouterr().out)
-    assert stats["counts"]["seeds"] == 3 and stats["mlm"] == tiny_bert
+    assert stats["counts"]["seeds"] == 3 and stats["source_lm"] == tiny_bert
     assert main(["merge", "review", "--dataset", str(out), "--out", str(tmp_path / "r.csv")]) == 0
     assert main(["merge", "validate", "--dataset", str(out), "--review", str(tmp_path / "r.csv")]) == 0
     assert '"not_reviewed"' in capsys.readouterr().out
