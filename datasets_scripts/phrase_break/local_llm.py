@@ -6,13 +6,15 @@ few-shot prompt as the OpenAI backend (through the tokenizer's chat template whe
 text), and for each utterance of the request the answer ``<k>. w1 ? w2 ? ... wn`` is forced word by word;
 at each of the n-1 word boundaries the model chooses among
 
-    no break  " " + w_next,    AP  " / " + w_next,    IP  " // " + w_next
+    no break  " " + w_next,    AP  " /" + " " + w_next,    IP  " //" + " " + w_next
 
-by its own probabilities: each option's score is the sum of the log-probabilities of its tokens (the option
-text tokenized on its own and appended to the context), and the choice is the argmax at ``temperature`` 0
-or a draw from ``softmax(score / temperature)`` otherwise, with a generator seeded from the request (its
-messages) and the builder's seed, so a rerun asks the same. The chosen option's tokens join the context and
-the next boundary is decided. Every utterance is decoded after the prompt and its own ``<k>. `` (not after
+by its own next-token probabilities: an option's score is the log-probability of what the model would
+write next to take it, i.e. of the first token of ``" " + w_next`` for no break and of the tokens of
+``" /"`` / ``" //"`` for a break (each tokenized on its own and appended to the context; scoring the
+whole option text instead would penalise a break for its extra tokens). The choice is the argmax at
+``temperature`` 0 or a draw from ``softmax(score / temperature)`` otherwise, with a generator seeded from
+the request (its messages) and the builder's seed, so a rerun asks the same. The chosen option's tokens
+(the mark, if any, then ``" " + w_next``) join the context and the next boundary is decided. Every utterance is decoded after the prompt and its own ``<k>. `` (not after
 the other utterances' answers), so the utterances of a request are independent; the prompt is encoded once
 per request and its key/value cache reused. Every reference therefore keeps the utterance's words.
 """
@@ -130,16 +132,16 @@ class LocalCausalLM:
         return [start, *ids] if bos and start is not None else ids
 
     def _extend(self, past, last_logits, ids: list[int]):
-        """Score ``ids`` after the cached context: (sum of their log-probabilities, new cache, last logits)."""
+        """Feed ``ids`` after the cached context: (their log-probabilities, new cache, last logits)."""
         import torch
 
-        logp = float(torch.log_softmax(last_logits.float(), -1)[ids[0]])
+        logps = [float(torch.log_softmax(last_logits.float(), -1)[ids[0]])]
         with torch.no_grad():
             out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True, **{_cache_arg(): past})
         if len(ids) > 1:
             steps = torch.log_softmax(out.logits[0, :-1].float(), -1)
-            logp += float(steps.gather(-1, torch.tensor(ids[1:], device=self.device)[:, None]).sum())
-        return logp, _cache_of(out), out.logits[0, -1]
+            logps += steps.gather(-1, torch.tensor(ids[1:], device=self.device)[:, None])[:, 0].tolist()
+        return logps, _cache_of(out), out.logits[0, -1]
 
     def decode(self, past, last_logits, number: str, words: Sequence[str], temperature: float,
                rng: random.Random) -> list[str]:
@@ -147,8 +149,10 @@ class LocalCausalLM:
         _, past, last = self._extend(copy.deepcopy(past), last_logits, self._ids(f"{number}. {words[0]}"))
         breaks = []
         for nxt in words[1:]:
-            scored = [self._extend(copy.deepcopy(past), last, self._ids(f"{mark} {nxt}")) for mark in BREAK_OPTIONS]
-            k = choose([s[0] for s in scored], temperature, rng)
+            word = self._ids(f" {nxt}")
+            options = [(word, 1)] + [(self._ids(mark) + word, len(self._ids(mark))) for mark in BREAK_OPTIONS[1:]]
+            scored = [self._extend(copy.deepcopy(past), last, ids) for ids, _ in options]
+            k = choose([sum(logps[:n]) for (logps, _, _), (_, n) in zip(scored, options)], temperature, rng)
             breaks.append(BREAK_OPTIONS[k])
             _, past, last = scored[k]
         return breaks

@@ -36,7 +36,8 @@ def local(long_gpt2):
 
 def _hand(local, messages, temperature):
     """The choice rule written out: for each utterance, context = prompt + '<k>. w1'; at each boundary score
-    each option's tokens by a full forward pass over context + option; choose; append."""
+    the next tokens of each option (no break: the first token of ' w'; AP/IP: the tokens of ' /' / ' //') by
+    a full forward pass over context + option; choose; append the whole option."""
     import hashlib
 
     import torch
@@ -46,12 +47,12 @@ def _hand(local, messages, temperature):
     def ids(text):
         return tok(text, add_special_tokens=False)["input_ids"]
 
-    def option_logprob(context, option):
-        seq = context + option
+    def option_logprob(context, scored):
+        seq = context + scored
         with torch.no_grad():
             logits = model(input_ids=torch.tensor([seq])).logits[0].double()
         logp = torch.log_softmax(logits, -1)
-        return sum(float(logp[len(context) - 1 + j, t]) for j, t in enumerate(option))
+        return sum(float(logp[len(context) - 1 + j, t]) for j, t in enumerate(scored))
 
     rng = random.Random(hashlib.sha256(repr((messages, temperature, local.seed)).encode("utf-8")).hexdigest())
     prompt = [tok.bos_token_id] + ids(prompt_text(tok, messages))
@@ -61,8 +62,10 @@ def _hand(local, messages, temperature):
         context = prompt + ids(f"{k}. {words[0]}")
         out = words[0]
         for nxt in words[1:]:
-            options = [ids(f"{mark} {nxt}") for mark in BREAK_OPTIONS]
-            scores = [option_logprob(context, o) for o in options]
+            word = ids(f" {nxt}")
+            options = [word, ids(" /") + word, ids(" //") + word]
+            scores = [option_logprob(context, word[:1]), option_logprob(context, ids(" /")),
+                      option_logprob(context, ids(" //"))]
             if temperature <= 0:
                 best = max(range(3), key=lambda i: (scores[i], -i))
             else:
