@@ -14,13 +14,62 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import contextlib  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
+import functools  # noqa: E402
+import importlib  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from types import ModuleType  # noqa: E402
 
 import pytest  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 METRICS_DIR = REPO / "metrics"
+
+
+#: Under CI (``CI=true``, as CI services set it and ``.ci/run`` does) a missing test dependency fails the run.
+ON_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def missing(what: str) -> None:
+    """A test dependency is missing: skip the test with a message saying what, or fail with it under CI.
+
+    Every test that cannot run without something (Chromium, bert-score, a metric folder ...) calls this, so
+    that a broken installation never turns into a green CI run. Works inside a test, a fixture or at module
+    level (there, the module's collection fails under CI).
+    """
+    message = f"missing test dependency: {what}"
+    if ON_CI:
+        pytest.fail(f"{message} (CI=true: a missing dependency fails the run instead of skipping)", pytrace=False)
+    pytest.skip(message, allow_module_level=True)
+
+
+def require_module(name: str, hint: str = "") -> ModuleType:
+    """``import name``, or :func:`missing` naming the module (and ``hint``: how to install it)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        missing(f"Python module {name!r} ({e}){'; ' + hint if hint else ''}")
+        raise  # not reached: missing() raises
+
+
+def needs(present: bool, what: str) -> Callable:
+    """Decorator: run the test when ``present``, else :func:`missing` ``what`` (skip, or fail under CI)."""
+
+    def decorate(fn: Callable) -> Callable:
+        if present:
+            return fn
+
+        @functools.wraps(fn)
+        def absent(*args, **kwargs):
+            missing(what)
+
+        return absent
+
+    return decorate
 
 
 def metric_names() -> list[str]:
@@ -98,3 +147,45 @@ def serve_app(path: Path) -> Iterator[tuple[object, object]]:
         yield app, Client(f"http://127.0.0.1:{port}/", verbose=False)
     finally:
         app.demo.close()
+
+
+def _lines(path: Path) -> int:
+    """Complete (newline-terminated) lines in ``path``; 0 when it does not exist yet."""
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def kill_mid_run(cmd: list[str], output: Path, total: int, at_least: int, timeout: float = 300.0,
+                 **popen) -> int:
+    """Start ``cmd`` (a real subprocess writing ``total`` lines to ``output``), wait until ``output`` holds at
+    least ``at_least`` complete lines, then stop it (SIGSTOP, so it cannot finish while we look) and SIGKILL it.
+
+    Returns the number of complete lines left behind; asserts that it is some but not all of ``total`` (a
+    partial last line may follow them, as after a real crash).
+    """
+    log = tempfile.TemporaryFile()  # not a pipe: a chatty process must never block on a full pipe
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, **popen)
+    deadline = time.monotonic() + timeout
+    try:
+        while _lines(output) < at_least:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise AssertionError(f"{cmd[:6]} ended (rc={proc.returncode}) before writing {at_least} lines: "
+                                     f"{log.read().decode(errors='replace')[-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{cmd[:6]} wrote fewer than {at_least} lines in {timeout:.0f} s")
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGSTOP)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+    assert proc.returncode == -signal.SIGKILL, proc.returncode
+    done = _lines(output)
+    assert at_least <= done < total, f"the killed run left {done} of {total} lines: not mid-run"
+    return done

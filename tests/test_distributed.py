@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import METRICS_DIR
+from .conftest import METRICS_DIR, missing
 
 _WORKER = r'''
 import json, sys, traceback, warnings
@@ -163,7 +163,7 @@ def runs(tmp_path_factory, data_dir, tiny_bert, tiny_gpt2):
     """Run the two distributed processes and the single-process one over every present metric."""
     present = [n for n in CASES if _present(n)]
     if not present:
-        pytest.skip("no metric folder yet")
+        missing(f"every metric folder (none of {sorted(CASES)} is under {METRICS_DIR})")
     tmp = tmp_path_factory.mktemp("distributed")
     models = {"tiny_bert": tiny_bert, "tiny_gpt2": tiny_gpt2}
     cases = []
@@ -211,7 +211,7 @@ def _per_item_lists(result: dict, n: int) -> list[str]:
 @pytest.mark.parametrize("name", list(CASES))
 def test_two_processes_equal_one(name, runs):
     if not _present(name):
-        pytest.skip(f"metrics/{name} has not landed")
+        missing(f"metrics/{name}/{name}.py")
     zero, one, single = runs["0"][name], runs["1"][name], runs["single"][name]
     assert single["ok"], single.get("error")
     assert zero["ok"], zero.get("error")
@@ -229,9 +229,9 @@ def test_halves_alone_differ_from_the_whole(runs):
     """The check has teeth: scoring only process 0's half gives another result for the aggregate metrics."""
     import evaluate
 
-    name = "klue_sts" if _present("klue_sts") else None
-    if name is None:
-        pytest.skip("klue_sts has not landed")
+    name = "klue_sts"
+    if not _present(name):
+        missing("metrics/klue_sts/klue_sts.py")
     case = runs["cases"][name]
     half = len(case["inputs"]["predictions"]) // 2
     alone = evaluate.load(str(Path(case["folder"]))).compute(

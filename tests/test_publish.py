@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import METRICS_DIR, REPO
+from .conftest import METRICS_DIR, REPO, missing
 
 ORG = "kometrics-test"
 
@@ -52,7 +52,7 @@ def dry_run(tmp_path_factory) -> Path:
         if _complete(name):
             args += ["--only", name]
     if "--only" not in args:
-        pytest.skip("no metric folder is complete (module, README.md, app.py) yet")
+        missing(f"a complete metric folder (<name>.py, README.md, app.py) under {METRICS_DIR}")
     assert main(args) == 0
     return out
 
@@ -62,9 +62,9 @@ def dry_run(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("name", _all_metrics())
 def test_metric_folder_is_publishable(name):
     if not _present(name):
-        pytest.skip(f"metrics/{name} has not landed")
-    missing = [f for f in ("README.md", "app.py", "requirements.txt") if not (METRICS_DIR / name / f).is_file()]
-    assert not missing, f"metrics/{name} lacks {missing} for its Space"
+        missing(f"metrics/{name}/{name}.py")
+    lacking = [f for f in ("README.md", "app.py", "requirements.txt") if not (METRICS_DIR / name / f).is_file()]
+    assert not lacking, f"metrics/{name} lacks {lacking} for its Space"
 
 
 @pytest.mark.parametrize("name", _all_metrics())
@@ -72,7 +72,7 @@ def test_dry_run_folder(name, dry_run):
     from kometrics import __version__
 
     if not _complete(name):
-        pytest.skip(f"metrics/{name} is not complete yet")
+        missing(f"metrics/{name}/: {name}.py, README.md and app.py (the folder is not complete)")
     folder = dry_run / name
     src = METRICS_DIR / name
     files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
@@ -180,7 +180,7 @@ _ISOLATED = textwrap.dedent('''
 @pytest.mark.parametrize("name", _all_metrics())
 def test_space_loads_alone_offline_and_doctests_pass(name, dry_run, doctest_globals, tmp_path):
     if not _complete(name):
-        pytest.skip(f"metrics/{name} is not complete yet")
+        missing(f"metrics/{name}/: {name}.py, README.md and app.py (the folder is not complete)")
     script = tmp_path / "isolated_space.py"
     script.write_text(_ISOLATED, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "HF_", "KOMETRICS"))}
@@ -228,7 +228,7 @@ def test_publish_calls_the_hub(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", upload_folder)
     names = [n for n in available_metrics() if _complete(n)]
     if not names:
-        pytest.skip("no complete metric folder yet")
+        missing(f"a complete metric folder (<name>.py, README.md, app.py) under {METRICS_DIR}")
     argv = ["publish", "--org", "my-org", "--out", str(tmp_path / "spaces")]
     for n in names:
         argv += ["--only", n]

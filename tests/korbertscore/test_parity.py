@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-bert_score = pytest.importorskip("bert_score")
+from kometrics.korbertscore import score
 
-from kometrics.korbertscore import score  # noqa: E402
+from ..conftest import require_module
+
+bert_score = require_module("bert_score", "pip install bert-score==0.3.13 (kometrics[test])")
 
 TOL = 1e-5
 
@@ -36,6 +39,28 @@ def test_parity_single_reference(tiny_bert, korsts_pairs, idf):
     _assert_close(ours, theirs)
     # Same fields in the hashcode: model, layer, idf.
     assert ours["hashcode"].split("_version")[0] == theirs[3].split("_version")[0]
+
+
+def test_baseline_file_holds_bert_scores_means_of_the_random_pairs(tiny_bert, korean_texts, baseline_file):
+    """The builder's file (bert_score's CSV format) against bert_score itself: at every layer, the mean P, R
+    and F1 that bert_score.score gives for the same random pairs (all 13 layers of the 12-block model in one
+    call, no idf, no rescaling)."""
+    from kometrics.korbertscore.baseline import random_pairs
+
+    lines = Path(baseline_file).read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "LAYER,P,R,F"
+    table = np.array([[float(x) for x in line.split(",")] for line in lines[1:]])
+    assert table[:, 0].tolist() == list(range(13))
+    c, r = random_pairs(korean_texts, 300, seed=1)  # the fixture's pairs
+    pool = {t.strip() for t in korean_texts}
+    assert len(c) == len(r) == 300 and all(a != b and a in pool and b in pool for a, b in zip(c, r))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p, rec, f = bert_score.score(c, r, model_type=tiny_bert, num_layers=12, all_layers=True, lang="ko",
+                                     nthreads=0, batch_size=64)
+    assert p.shape == (13, 300)
+    want = np.stack([p.mean(dim=1).numpy(), rec.mean(dim=1).numpy(), f.mean(dim=1).numpy()], axis=1)
+    np.testing.assert_allclose(table[:, 1:], want, atol=1e-6)
 
 
 def test_parity_with_baseline_file(tiny_bert, korsts_pairs, baseline_file):

@@ -1,5 +1,7 @@
-"""Face, CLI, tools and scale: evaluate.load == library, layer sweep, baseline file accepted by bert_score,
-plots, the Space, the Seq2SeqTrainer hook, accelerate sharding with 2 CPU processes, resumable streaming."""
+"""Face, CLI, tools and scale: evaluate.load == library, layer sweep, the baseline CLI, plots, the Space, the
+Seq2SeqTrainer hook, accelerate sharding with 2 CPU processes, streaming resumed after a SIGKILL.
+
+The baseline file itself is checked against bert_score in test_parity.py."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import numpy as np
 import pytest
 
 from kometrics.korbertscore import score
+
+from ..conftest import require_module
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -73,24 +77,6 @@ def test_layers_cli_writes_table_and_png(tiny_bert, data_dir, tmp_path):
     assert "best layer (F1 Pearson)" in out.stdout and png.stat().st_size > 1000
     table = json.loads((tmp_path / "t.json").read_text())
     assert sorted(int(k) for k in table["table"]) == list(range(13))
-
-
-def test_baseline_file_has_bert_score_format_and_means(tiny_bert, korean_texts, baseline_file):
-    from kometrics.korbertscore import score_layers
-    from kometrics.korbertscore.baseline import random_pairs
-
-    lines = Path(baseline_file).read_text().splitlines()
-    assert lines[0] == "LAYER,P,R,F" and len(lines) == 14
-    c, r = random_pairs(korean_texts, 300, seed=1)
-    assert all(a != b for a, b in zip(c, r))
-    layer5 = score_layers(c, r, tiny_bert, layers=[5])[5]
-    row = [float(x) for x in lines[6].split(",")]
-    assert row[0] == 5
-    assert row[1:] == pytest.approx([np.mean(layer5["precision"]), np.mean(layer5["recall"]),
-                                     np.mean(layer5["f1"])], abs=1e-6)
-    # Rescaled with its own baseline, random pairs average about 0.
-    res = score(c, r, model_type=tiny_bert, num_layers=5, rescale_with_baseline=True, baseline_path=baseline_file)
-    assert abs(np.mean(res["f1"])) < 1e-5
 
 
 def test_similarity_matrix_and_plot(tiny_bert, tmp_path):
@@ -173,28 +159,61 @@ def _jsonl(path: Path, cands, refs) -> None:
             f.write(json.dumps({"id": i, "prediction": c, "reference": r}, ensure_ascii=False) + "\n")
 
 
-def test_stream_is_resumable(tiny_bert, korsts_pairs, tmp_path):
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_stream_cli_resumes_after_sigkill(tiny_bert, korsts_pairs, tmp_path, capsys):
+    """``kometrics korbertscore stream`` killed (SIGKILL) mid-run in a real process, then run again: every input
+    scored exactly once, equal to an uninterrupted run of the same command; a run on the finished output adds
+    nothing. (The uninterrupted and the last run go through the same CLI in this process, to save start-ups.)"""
+    from kometrics.cli import main
+
+    from ..conftest import kill_mid_run
+
+    cands, refs, _ = korsts_pairs
+    n = len(cands)
+    src = tmp_path / "in.jsonl"
+    _jsonl(src, cands, refs)
+
+    def args(out: Path) -> list[str]:
+        return ["korbertscore", "stream", "--model", tiny_bert, "--num-layers", "6", "--input", str(src), "--output",
+                str(out), "--chunk-size", "2", "--batch-size", "2"]
+
+    cli = [sys.executable, "-m", "kometrics.cli"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    killed, whole = tmp_path / "killed.jsonl", tmp_path / "whole.jsonl"
+    left = kill_mid_run(cli + args(killed), killed, total=n, at_least=n // 5, cwd=tmp_path, env=env)
+    resumed = subprocess.run(cli + args(killed), capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert f"scored {n - left} new records" in resumed.stderr
+    assert main(args(whole)) == 0
+    got, want = _rows(killed), _rows(whole)
+    assert [r["id"] for r in got] == [r["id"] for r in want] == list(range(n))  # each input once, in order
+    for a, b in zip(got, want):
+        assert a.keys() == b.keys() and a["hashcode"] == b["hashcode"]
+        assert (a["prediction"], a["reference"], a["best_reference"]) == (b["prediction"], b["reference"],
+                                                                          b["best_reference"])
+        assert [a[k] for k in ("precision", "recall", "f1")] == pytest.approx([b[k] for k in ("precision", "recall",
+                                                                                             "f1")], abs=1e-6)
+    before = killed.read_bytes()
+    capsys.readouterr()
+    assert main(args(killed)) == 0
+    assert "scored 0 new records" in capsys.readouterr().err and killed.read_bytes() == before
+
+
+def test_stream_refuses_idf_true(tiny_bert, korsts_pairs, tmp_path):
     from kometrics.runners.korbertscore import stream_score
 
     cands, refs, _ = korsts_pairs
-    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
-    _jsonl(src, cands[:25], refs[:25])
-    want = score(cands[:25], refs[:25], model_type=tiny_bert, num_layers=6)
-    assert stream_score(src, dst, chunk_size=10, model_type=tiny_bert, num_layers=6) == 25
-    # Simulate a killed run: keep 12 full lines plus half a line, then resume.
-    lines = dst.read_text(encoding="utf-8").splitlines(keepends=True)
-    dst.write_text("".join(lines[:12]) + lines[12][:20], encoding="utf-8")
-    assert stream_score(src, dst, chunk_size=10, model_type=tiny_bert, num_layers=6) == 13
-    rows = [json.loads(x) for x in dst.read_text(encoding="utf-8").splitlines()]
-    assert [r["id"] for r in rows] == list(range(25))
-    np.testing.assert_allclose([r["f1"] for r in rows], want["f1"], atol=1e-6)
-    assert stream_score(src, dst, chunk_size=10, model_type=tiny_bert, num_layers=6) == 0
+    src = tmp_path / "in.jsonl"
+    _jsonl(src, cands[:3], refs[:3])
     with pytest.raises(ValueError, match="idf=True"):
-        stream_score(src, dst, model_type=tiny_bert, num_layers=6, idf=True)
+        stream_score(src, tmp_path / "out.jsonl", model_type=tiny_bert, num_layers=6, idf=True)
 
 
 def test_accelerate_two_cpu_processes_shard_in_order(tiny_bert, korsts_pairs, tmp_path):
-    pytest.importorskip("accelerate")
+    require_module("accelerate", "pip install accelerate")
     cands, refs, _ = korsts_pairs
     src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     _jsonl(src, cands[:23], refs[:23])

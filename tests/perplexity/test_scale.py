@@ -1,5 +1,5 @@
-"""Trainer hook (real Seq2SeqTrainer evaluation with generation), streaming jsonl scoring with resume, and
-sharded scoring under ``accelerate launch`` with two CPU processes."""
+"""Trainer hook (real Seq2SeqTrainer evaluation with generation), streaming jsonl scoring resumed after a
+SIGKILL, and sharded scoring under ``accelerate launch`` with two CPU processes."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import kometrics
 from kometrics.perplexity import score
 
 REL = 1e-5
@@ -84,29 +85,51 @@ def _write_jsonl(path: Path, texts: list[str]) -> None:
     path.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in texts), encoding="utf-8")
 
 
-def test_stream_jsonl_resumes_and_matches_in_memory(tiny_gpt2, sentences, paragraphs, tmp_path):
-    from kometrics.runners.perplexity import score_jsonl
+def test_stream_cli_resumes_after_sigkill(tiny_gpt2, data_dir, tmp_path, capsys):
+    """``kometrics perplexity stream`` killed (SIGKILL) mid-run in a real process, then run again: every text
+    scored exactly once, equal to an uninterrupted run of the same command and to the in-memory score; a run
+    on the finished output leaves it as it is. (The uninterrupted and the last run go through the same CLI in
+    this process, to save start-ups.)"""
+    from kometrics.cli import main
+    from kometrics.datasets_scripts.readers import read_klue_sts
 
-    texts = sentences + paragraphs[:1]
-    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    from ..conftest import kill_mid_run
+
+    texts = [r["sentence1"] for r in read_klue_sts(data_dir)[:240]]
+    n = len(texts)
+    src = tmp_path / "in.jsonl"
     _write_jsonl(src, texts)
+
+    def args(out: Path) -> list[str]:
+        return ["perplexity", "stream", "--input", str(src), "--output", str(out), "--model-id", tiny_gpt2,
+                "--chunk-size", "2", "--batch-size", "2"]
+
+    cli = [sys.executable, "-m", "kometrics.cli"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    killed, whole = tmp_path / "killed.jsonl", tmp_path / "whole.jsonl"
+    kill_mid_run(cli + args(killed), killed, total=n, at_least=n // 5, cwd=tmp_path, env=env)
+    resumed = subprocess.run(cli + args(killed), capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    summary = json.loads(resumed.stdout[resumed.stdout.index("{"):])
+    capsys.readouterr()
+    assert main(args(whole)) == 0
+    want_summary = json.loads(capsys.readouterr().out)
+    got = [json.loads(x) for x in killed.read_text(encoding="utf-8").splitlines()]
+    want = [json.loads(x) for x in whole.read_text(encoding="utf-8").splitlines()]
+    assert [r["index"] for r in got] == [r["index"] for r in want] == list(range(n))  # each text once, in order
+    for a, b in zip(got, want):
+        assert a.keys() == b.keys()
+        assert {k: v for k, v in a.items() if isinstance(v, int)} == {k: v for k, v in b.items() if isinstance(v, int)}
+        assert (a["nll_sum"], a["perplexity"]) == pytest.approx((b["nll_sum"], b["perplexity"]), rel=REL)
+    assert summary.keys() == want_summary.keys() and summary["texts"] == n
+    for key, value in want_summary.items():
+        assert summary[key] == (pytest.approx(value, rel=REL) if isinstance(value, float) else value), key
     full = score(texts, tiny_gpt2, batch_size=4)
-    # a first run that stopped after 5 records, the last one cut mid-line by a crash
-    score_jsonl(src, out, tiny_gpt2, chunk_size=5, batch_size=4, resume=False)
-    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
-    out.write_text("".join(lines[:5]) + lines[5][:10], encoding="utf-8")
-    summary = score_jsonl(src, out, tiny_gpt2, chunk_size=5, batch_size=4)
-    recs = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
-    assert [r["index"] for r in recs] == list(range(len(texts)))
-    assert [r["nll_sum"] for r in recs] == pytest.approx(full["nll_sums"], rel=REL)
-    assert [r["token_count"] for r in recs] == full["token_counts"]
-    for key in ("corpus_perplexity", "bits_per_character", "bits_per_byte", "word_perplexity", "mean_perplexity"):
-        assert summary[key] == pytest.approx(full[key], rel=REL), key
-    assert summary["texts"] == len(texts) and summary["signature"] == full["signature"]
-    # a finished output is left as it is
-    again = score_jsonl(src, out, tiny_gpt2, chunk_size=5)
-    assert again["corpus_perplexity"] == summary["corpus_perplexity"]
-    assert len(out.read_text(encoding="utf-8").splitlines()) == len(texts)
+    assert [r["nll_sum"] for r in got] == pytest.approx(full["nll_sums"], rel=REL)
+    assert [r["token_count"] for r in got] == full["token_counts"]
+    assert summary["corpus_perplexity"] == pytest.approx(full["corpus_perplexity"], rel=REL)
+    before = killed.read_bytes()
+    assert main(args(killed)) == 0 and killed.read_bytes() == before  # a finished output is left as it is
 
 
 def test_stream_error_names_the_record(tiny_gpt2, tmp_path):
@@ -120,6 +143,7 @@ def test_stream_error_names_the_record(tiny_gpt2, tmp_path):
 
 LAUNCHED = textwrap.dedent("""
     import json, sys
+    import kometrics
     from kometrics.runners.perplexity import _state, score_jsonl, score_sharded, iter_jsonl_texts
     src, out, model, result = sys.argv[1:5]
     texts = list(iter_jsonl_texts(src))
@@ -127,7 +151,8 @@ LAUNCHED = textwrap.dedent("""
     r = score_sharded(texts, model, batch_size=3)
     s = score_jsonl(src, out, model, chunk_size=4, batch_size=3, resume=False)
     if state.is_main_process:
-        json.dump({"world": state.num_processes, "sharded": r, "stream": s}, open(result, "w"))
+        json.dump({"world": state.num_processes, "sharded": r, "stream": s, "kometrics": kometrics.__file__},
+                  open(result, "w"))
 """)
 
 
@@ -137,7 +162,9 @@ def test_accelerate_launch_two_cpu_processes(tiny_gpt2, sentences, paragraphs, t
     _write_jsonl(src, texts)
     script = tmp_path / "launched.py"
     script.write_text(LAUNCHED, encoding="utf-8")
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    # The running interpreter's environment as it is: the launched processes import the kometrics that this
+    # test imports (the checkout under test, installed editable), checked below.
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--multi_gpu",
            "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port",
            str(_free_port()), str(script), str(src), str(out), tiny_gpt2, str(res)]
@@ -145,6 +172,7 @@ def test_accelerate_launch_two_cpu_processes(tiny_gpt2, sentences, paragraphs, t
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(res.read_text(encoding="utf-8"))
     assert got["world"] == 2
+    assert Path(got["kometrics"]).resolve() == Path(kometrics.__file__).resolve()
     single = score(texts, tiny_gpt2, batch_size=3)
     assert got["sharded"]["nll_sums"] == pytest.approx(single["nll_sums"], rel=REL)
     assert got["sharded"]["token_counts"] == single["token_counts"]

@@ -2,7 +2,8 @@
 
 The browser is Debian's ``/usr/bin/chromium`` (``make browser`` installs it) driven by Playwright through
 ``executable_path``; Playwright never downloads a browser of its own. Tests that need it are marked
-``@pytest.mark.browser`` and are skipped with a clear reason when no Chromium is installed.
+``@pytest.mark.browser`` and are skipped with a clear reason when no Chromium is installed (under ``CI=true``
+they fail instead: see ``tests.conftest.missing``).
 Screenshots go to pytest's tmp dir (``<basetemp>/screenshots*/``); their paths are printed.
 """
 
@@ -19,7 +20,7 @@ from types import ModuleType
 
 import pytest
 
-from ..conftest import REPO
+from ..conftest import REPO, missing, require_module
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -85,8 +86,9 @@ def browser():
     """One headless Chromium per test session (per xdist worker)."""
     exe = chromium_path()
     if exe is None:
-        pytest.skip("no Chromium: install Debian's chromium (`make browser`) to run the browser tests")
-    from playwright.sync_api import sync_playwright
+        missing("Chromium for the browser tests: /usr/bin/chromium, `chromium` on PATH or $KOMETRICS_CHROMIUM "
+                "(install Debian's chromium: `make browser`)")
+    sync_playwright = require_module("playwright.sync_api", "pip install playwright").sync_playwright
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)

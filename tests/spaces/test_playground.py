@@ -12,6 +12,7 @@ import math
 
 import pytest
 
+from ..conftest import needs
 from .conftest import REPO, load_app, open_app
 
 APP_FILE = REPO / "spaces" / "playground" / "app.py"
@@ -30,14 +31,12 @@ def _has_metric(name: str) -> bool:
     return (REPO / "metrics" / name / f"{name}.py").is_file()
 
 
-needs_korbertscore = pytest.mark.skipif(not _has("korbertscore", "plot_alignment"),
-                                        reason="kometrics.korbertscore.plot_alignment has not landed")
-needs_perplexity = pytest.mark.skipif(not _has("perplexity", "token_surprisals"),
-                                      reason="kometrics.perplexity.token_surprisals has not landed")
-needs_merge = pytest.mark.skipif(not (_has("merge_sv_accuracy", "plot_sv_curve") and _has_metric("merge_sv_accuracy")),
-                                 reason="merge_sv_accuracy (module + plot_sv_curve) has not landed")
-needs_lmre = pytest.mark.skipif(not _has("lmre", "explain"), reason="kometrics.lmre.explain has not landed")
-needs_klue_sts = pytest.mark.skipif(not _has_metric("klue_sts"), reason="metrics/klue_sts has not landed")
+needs_korbertscore = needs(_has("korbertscore", "plot_alignment"), "kometrics.korbertscore.plot_alignment")
+needs_perplexity = needs(_has("perplexity", "token_surprisals"), "kometrics.perplexity.token_surprisals")
+needs_merge = needs(_has("merge_sv_accuracy", "plot_sv_curve") and _has_metric("merge_sv_accuracy"),
+                    "metrics/merge_sv_accuracy (module + plot_sv_curve)")
+needs_lmre = needs(_has("lmre", "explain"), "kometrics.lmre.explain")
+needs_klue_sts = needs(_has_metric("klue_sts"), "metrics/klue_sts/klue_sts.py")
 
 
 @pytest.fixture(scope="module")
