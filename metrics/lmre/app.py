@@ -44,7 +44,7 @@ with gr.Blocks(title="LMRE: multi-reference evaluation of phrase breaks") as dem
             theta = gr.Slider(0.0, 0.99, value=0.5, step=0.01, label="θ (accepted iff best > θ)")
             button = gr.Button("Evaluate", variant="primary")
         with gr.Column():
-            verdict = gr.Markdown()
+            verdict = gr.Markdown(elem_id="verdict")
             table = gr.Dataframe(headers=["#", "reference", "score", "matched", "missing", "extra"],
                                  label="Every reference", wrap=True)
             details = gr.JSON(label="Details")

@@ -95,14 +95,28 @@ def check_merge_sv_accuracy(page, app, models) -> None:
     page.locator(PLOT_IMAGE).wait_for(state="visible")
 
 
+def _lmre_verdict(page) -> str:
+    """The verdict heading that the LMRE Space renders (its ``gr.Markdown(elem_id="verdict")``, first line
+    ``### ✅ accepted`` or ``### ❌ rejected``), as the page shows it."""
+    return page.locator("#verdict h3").first.inner_text().strip()
+
+
 def check_lmre(page, app, models) -> None:
+    verdicts = {True: "✅ accepted", False: "❌ rejected"}
+    refs = app.EXAMPLE_REFERENCES.splitlines()
     page.get_by_role("button", name="Evaluate").click()
-    _wait_text(page, "lmre|")
-    expected = app.metric.explain(app.EXAMPLE_PREDICTION, app.EXAMPLE_REFERENCES.splitlines(), similarity="f1",
-                                  theta=0.5, break_types="binary")
-    text = _page_text(page)
-    assert ("accepted" if expected["accepted"] else "rejected") in text
-    assert expected["signature"] in text
+    expected = app.metric.explain(app.EXAMPLE_PREDICTION, refs, similarity="f1", theta=0.5, break_types="binary")
+    _wait_text(page, expected["signature"])
+    assert expected["accepted"]  # the example is accepted: a reference has the same boundaries
+    assert _lmre_verdict(page) == verdicts[True]
+    # The other way: exact match of typed breaks rejects it (its // is a / in every reference).
+    page.get_by_label("em", exact=True).check()
+    page.get_by_label("typed", exact=True).check()
+    page.get_by_role("button", name="Evaluate").click()
+    expected = app.metric.explain(app.EXAMPLE_PREDICTION, refs, similarity="em", theta=0.5, break_types="typed")
+    _wait_text(page, expected["signature"])
+    assert not expected["accepted"]
+    assert _lmre_verdict(page) == verdicts[False]
 
 
 CHECKS: dict[str, Callable] = {
