@@ -157,6 +157,33 @@ def test_bootstrap_intervals(metric, dev):
         metric.compute(predictions=noisy, references=gold, confidence_level=95)
 
 
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+def test_bootstrap_intervals_equal_scipys_bootstrap_of_independent_statistics(metric, dev, method):
+    """The module's intervals of all three statistics against ``scipy.stats.bootstrap`` called here with the
+    same resamples (same seed and count) and statistics written here from their definitions, one resample at
+    a time: Pearson and Spearman by scipy.stats, F1 by counting at the inclusive threshold ``>= 3.0``.
+    Predictions are rounded to 0.1 so that some of them, and some gold labels, lie exactly on 3.0."""
+    _, gold, noisy = dev
+    pred = np.round(noisy, 1)
+    assert (pred == 3.0).sum() > 0 and (gold == 3.0).sum() > 0
+
+    def f1_at_3(x, y):
+        p, g = np.asarray(x) >= 3.0, np.asarray(y) >= 3.0
+        tp, fp, fn = np.count_nonzero(p & g), np.count_nonzero(p & ~g), np.count_nonzero(~p & g)
+        return 2 * tp / (2 * tp + fp + fn)
+
+    statistics = {"pearson": lambda x, y: stats.pearsonr(x, y).statistic,
+                  "spearmanr": lambda x, y: stats.spearmanr(x, y).statistic, "f1": f1_at_3}
+    got = metric.compute(predictions=pred, references=gold, confidence_level=0.95, n_resamples=500, seed=7,
+                         ci_method=method)
+    for key, statistic in statistics.items():
+        res = stats.bootstrap((pred, gold), statistic, paired=True, vectorized=False, n_resamples=500,
+                              confidence_level=0.95, method=method, rng=np.random.default_rng(7))
+        want = [res.confidence_interval.low, res.confidence_interval.high]
+        assert np.isfinite(want).all() and want[0] < want[1]
+        assert got[f"{key}_ci"] == pytest.approx(want, abs=1e-12), key
+
+
 def test_library_call_equals_module(metric, dev):
     from kometrics.klue_sts import klue_sts_scores
 

@@ -129,21 +129,33 @@ def test_long_texts_window_truncate_error(tiny_bert):
 
 
 def test_window_pieces_keep_the_context_of_their_window(tiny_bert):
+    """Every piece of a long text is the piece embedded in the window where it sits farthest from an edge.
+
+    The windows are computed here from the definition: ``room`` pieces each (max_length minus [CLS] and [SEP]),
+    starting every ``room // 2`` pieces while a window fits, plus one window ending at the last piece; a piece
+    whose best margin ties is taken from the earlier window. Each window is then embedded alone.
+    """
     from kometrics.korbertscore.embedding import embed, tokenize
 
     enc = load_encoder(tiny_bert)
     ids = tokenize(enc, [" ".join(SENTS * 3)])[0]
-    room = 30 - 2
-    assert len(ids) > 2 * room
+    n, room = len(ids), 30 - 2
+    assert n > 3 * room and (n - room) % (room // 2) != 0  # several windows, the last one aligned to the end
+    starts = sorted({k * (room // 2) for k in range(n) if k * (room // 2) + room <= n} | {n - room})
+    assert starts[-1] == n - room and all(b - a <= room // 2 for a, b in zip(starts, starts[1:]))
     emb = embed(enc, [ids], [5], max_length=30)
-    assert int(emb.lengths[0]) == len(ids) + 2
-    rows = emb.packed[int(emb.offsets[0]):int(emb.offsets[0]) + len(ids) + 2]
-    # Piece at the middle of the first window (start 0) comes from that window embedded alone.
-    alone = embed(enc, [ids[:room]], [5])
-    mid = room // 4
-    assert torch.allclose(rows[1 + mid], alone.packed[1 + mid], atol=1e-5)
-    assert torch.allclose(rows[0], alone.packed[0], atol=1e-5)  # [CLS] of the first window
-    assert not torch.allclose(rows[1 + room - 1], alone.packed[1 + room - 1], atol=1e-5)  # an edge piece: next window
+    assert int(emb.lengths[0]) == n + 2
+    rows = emb.packed[int(emb.offsets[0]):int(emb.offsets[0]) + n + 2]
+    alone = {s: embed(enc, [ids[s:s + room]], [5]).packed for s in starts}
+    assert all(len(v) == room + 2 for v in alone.values())
+    for j in range(n):
+        margins = [min(j - s, s + room - 1 - j) if s <= j < s + room else -1 for s in starts]
+        s = starts[margins.index(max(margins))]
+        assert torch.allclose(rows[1 + j], alone[s][1 + j - s], atol=1e-5), (j, s)
+    assert torch.allclose(rows[0], alone[starts[0]][0], atol=1e-5)  # [CLS] of the first window
+    assert torch.allclose(rows[-1], alone[starts[-1]][-1], atol=1e-5)  # [SEP] of the last window
+    # the windows matter: a piece near the end of the first window is not the one seen at the start of a text
+    assert not torch.allclose(rows[room], alone[0][room], atol=1e-5)
 
 
 def test_sentinel_model_max_length_is_capped(tiny_bert, tmp_path):

@@ -102,7 +102,7 @@ def _random_case(rng: random.Random, n: int):
 @pytest.mark.parametrize("similarity", ["f1", "em"])
 @pytest.mark.parametrize("break_types", ["binary", "typed"])
 def test_brute_force_random(similarity, break_types):
-    rng = random.Random(hash((similarity, break_types)) % 1000)
+    rng = random.Random(f"lmre-{similarity}-{break_types}")  # a str seed is hashed with SHA-512: same every run
     preds, refs = _random_case(rng, 400)
     theta = 0.6
     r = score(preds, refs, similarity=similarity, theta=theta, break_types=break_types, return_all_scores=True)

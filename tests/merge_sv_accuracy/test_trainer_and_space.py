@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kometrics.merge_sv_accuracy import compute_metrics_factory, flatten_result, seed_variant_accuracy
+from kometrics.bench.merge_sv_accuracy import brute_force_sv_accuracy
+from kometrics.merge_sv_accuracy import compute_metrics_factory, seed_variant_accuracy
 
 from ..conftest import METRICS_DIR
 
@@ -42,14 +43,23 @@ def test_trainer_evaluate_reports_merge_metrics(merge_eval, tmp_path, batch_eval
     model, feats, ds = merge_eval
     hook = compute_metrics_factory(ds["seed_id"], ds["is_seed"], ds["word_class"], curve_points=None)
     metrics = _trainer(model, feats, tmp_path, hook, batch_eval_metrics).evaluate()
-    # Independent reference: the raw logits of the same model, argmax, scored with the library call.
+    # Independent reference: the raw logits of the same model, argmax, scored by the brute-force loops of
+    # kometrics.bench.merge_sv_accuracy (dicts and exact fractions, no code shared with the library), and
+    # flattened here by the documented key names.
     raw = _trainer(model, feats, tmp_path / "raw", None).predict(feats)
     assert raw.predictions.shape == (len(ds["label"]), 3)
     preds = raw.predictions.argmax(-1)
-    want = seed_variant_accuracy(preds, ds["label"], ds["seed_id"], is_seed=ds["is_seed"],
-                                 word_classes=ds["word_class"])
-    flat = flatten_result(want)
-    assert {k: metrics[f"eval_{k}"] for k in flat} == pytest.approx(flat, abs=1e-12)
+    want = brute_force_sv_accuracy(preds.tolist(), ds["label"], ds["seed_id"], is_seed=ds["is_seed"],
+                                   word_classes=ds["word_class"])
+    flat = {k: want[k] for k in ("accuracy", "seed_accuracy", "matching_correctness",
+                                 "variant_accuracy_given_seed_correct", "variant_accuracy_given_seed_wrong")
+            if want.get(k) is not None}
+    flat.update({f"sv_accuracy@{ct:g}": v for ct, v in want["sv_accuracy"].items()})
+    flat.update({f"sv_accuracy_{cls}@{ct:g}": v for cls, curve in want["sv_accuracy_by_word_class"].items()
+                 for ct, v in curve.items()})
+    assert {k[len("eval_"):]: v for k, v in metrics.items()
+            if k.startswith("eval_") and k[len("eval_"):] in flat} == pytest.approx(flat, abs=1e-12)
+    assert not {k for k in metrics if k.startswith("eval_sv_accuracy")} - {f"eval_{k}" for k in flat}
     assert metrics["eval_accuracy"] == pytest.approx(
         float(np.mean(preds[~np.asarray(ds["is_seed"])] == np.asarray(ds["label"])[~np.asarray(ds["is_seed"])])))
     assert "eval_matching_correctness" in metrics and "eval_sv_accuracy@0.5" in metrics

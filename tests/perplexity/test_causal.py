@@ -115,8 +115,18 @@ def test_tokenized_per_batch_longest_first(tiny_gpt2, sentences):
 
 # --- sliding windows --------------------------------------------------------------------------------------
 
+def _context_start(t: int, length: int, window: int, stride: int) -> int:
+    """From the definition: window k ends at min(k * stride + window, length) and starts ``window`` ids earlier
+    (not before 0); target t is scored by the first window that ends after it, so it sees ids from the start
+    of that window. Closed form of that first window's k."""
+    if length <= window or t < window:
+        return 0
+    k = (t - window) // stride + 1  # the smallest k with k * stride + window > t
+    return min(k * stride + window, length) - window
+
+
 @pytest.mark.parametrize("length,window,stride", [(5, 8, 4), (8, 8, 4), (9, 8, 4), (300, 128, 64), (300, 128, 1),
-                                                  (300, 128, 127), (129, 128, 100)])
+                                                  (300, 128, 127), (129, 128, 100), (17, 5, 3)])
 def test_sliding_windows_score_each_position_once(length, window, stride):
     wins = sliding_windows(length, window, stride)
     targets = [t for b, e, f in wins for t in range(f, e)]
@@ -126,6 +136,17 @@ def test_sliding_windows_score_each_position_once(length, window, stride):
         assert f - b >= (1 if b == 0 else window - stride)  # every target sees >= window - stride tokens
     if length <= window:
         assert wins == [(0, length, 1)]
+    # the same windows as the definition: group the targets by the start of the window that scores them
+    groups: dict[int, list[int]] = {}
+    for t in range(1, length):
+        groups.setdefault(_context_start(t, length, window, stride), []).append(t)
+    assert wins == [(b, ts[-1] + 1, ts[0]) for b, ts in sorted(groups.items())]
+
+
+def test_sliding_windows_by_hand():
+    assert sliding_windows(9, 8, 4) == [(0, 8, 1), (1, 9, 8)]
+    assert sliding_windows(17, 5, 3) == [(0, 5, 1), (3, 8, 5), (6, 11, 8), (9, 14, 11), (12, 17, 14)]
+    assert sliding_windows(300, 128, 64) == [(0, 128, 1), (64, 192, 128), (128, 256, 192), (172, 300, 256)]
 
 
 @pytest.mark.parametrize("stride", [0, 128, 200])
@@ -140,9 +161,8 @@ def test_long_texts_windowed_like_a_hand_loop(tiny_gpt2, paragraphs):
     ids = _ids(tokenizer, text)
     assert len(ids) > 128 + 10  # longer than the tiny GPT-2's 128 positions
     stride = 48
-    start = {}
-    for b, e, f in sliding_windows(len(ids), 128, stride):
-        start.update({t: b for t in range(f, e)})
+    start = {t: _context_start(t, len(ids), 128, stride) for t in range(1, len(ids))}  # not from the code
+    assert len(set(start.values())) >= 2  # more than one window
     r = score([text], tiny_gpt2, stride=stride)
     assert r["token_counts"] == [len(ids) - 1]  # every token once, none truncated
     assert r["nll_sums"][0] == pytest.approx(_hand_nll(model, ids, start), rel=REL)
