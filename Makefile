@@ -1,6 +1,7 @@
 # Two commands set up and run everything on a fresh machine (see README.md):
 #   make demo   - create .venv, install kometrics, run every metric on real Korean data
 #   make test   - create .venv, install kometrics with test tools, run ruff and the whole test suite
+#   make mutation - check that the tests catch a list of planted bugs (tests/mutation/mutate.py)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -8,7 +9,9 @@ STAMP := $(VENV)/.kometrics-installed
 DEMO_ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint browser clean
+MUTATION_ARGS ?=
+
+.PHONY: demo test lint browser mutation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +35,11 @@ lint: $(STAMP)
 test: $(STAMP) browser
 	$(BIN)/ruff check .
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --durations=15 $(PYTEST_ARGS)
+
+# Plant known bugs one at a time in a copy of the checkout and check that the tests catch each (prints a table;
+# fails if one survives). Not part of `make test`: it reruns the matching test files once per bug.
+mutation: $(STAMP) browser
+	OMP_NUM_THREADS=1 $(BIN)/python tests/mutation/mutate.py $(MUTATION_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -30,8 +30,9 @@ REPO = Path(__file__).resolve().parents[1]
 METRICS_DIR = REPO / "metrics"
 
 
-#: Under CI (``CI=true``, as CI services set it and ``.ci/run`` does) a missing test dependency fails the run.
-ON_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+def on_ci() -> bool:
+    """``CI=true`` (as CI services set it, and ``.ci/run``): a missing test dependency then fails the run."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 def missing(what: str) -> None:
@@ -42,7 +43,7 @@ def missing(what: str) -> None:
     level (there, the module's collection fails under CI).
     """
     message = f"missing test dependency: {what}"
-    if ON_CI:
+    if on_ci():
         pytest.fail(f"{message} (CI=true: a missing dependency fails the run instead of skipping)", pytrace=False)
     pytest.skip(message, allow_module_level=True)
 
