@@ -15,7 +15,7 @@ A mutation is *caught* when pytest reports a failing test (exit status 1), *surv
 mutation survived or errored.
 
     python tests/mutation/mutate.py                 # all mutations
-    python tests/mutation/mutate.py --list          # names and targets only
+    python tests/mutation/mutate.py --list          # names and targets; checks that every text is found
     python tests/mutation/mutate.py --only lmre-app-always-rejects-http --keep
 """
 
@@ -236,15 +236,16 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown mutation(s) {sorted(unknown)}; known: {sorted(names)}")
     chosen = [m for m in MUTATIONS if not args.only or m.name in args.only]
+    counts = {m.name: (REPO / m.path).read_text(encoding="utf-8").count(m.old) for m in chosen}
     if args.list:
         for m in chosen:
-            print(f"{m.name:42s} {m.path}: {m.what}\n{'':42s} tests: {' '.join(m.tests)}")
-        return 0
+            found = "ok" if counts[m.name] == 1 else f"TEXT FOUND {counts[m.name]} TIMES"
+            print(f"{m.name:40s} {found:3s} {m.path}: {m.what}\n{'':44s} tests: {' '.join(m.tests)}")
+        return 0 if all(c == 1 for c in counts.values()) else 1
     for m in chosen:  # every target text must be in the checkout itself before anything runs
-        count = (REPO / m.path).read_text(encoding="utf-8").count(m.old)
-        if count != 1:
-            sys.exit(f"mutation {m.name}: the text {m.old!r} occurs {count} times in {m.path} (expected once); "
-                     "the code moved: update tests/mutation/mutate.py")
+        if counts[m.name] != 1:
+            sys.exit(f"mutation {m.name}: the text {m.old!r} occurs {counts[m.name]} times in {m.path} (expected "
+                     "once); the code moved: update tests/mutation/mutate.py")
     work = Path(tempfile.mkdtemp(prefix="kometrics-mutation-"))
     copy = work / "kometrics"
     try:
