@@ -112,9 +112,13 @@ def tiny_gpt2(tmp_path_factory, korean_texts) -> str:
 
 
 @pytest.fixture(scope="session")
-def doctest_globals(tiny_bert, tiny_gpt2) -> dict:
-    """Names the metrics' docstring examples may use for local models (the docs say so)."""
-    return {"tiny_bert": tiny_bert, "tiny_mlm": tiny_bert, "tiny_gpt2": tiny_gpt2}
+def stand_ins(tiny_bert, tiny_gpt2) -> dict[str, str]:
+    """The Hub ids that the docstring and card examples use, each mapped to its tiny local stand-in
+    (``evaluate_harness.stand_in_models(stand_ins)`` patches the model loader to load them)."""
+    from .evaluate_harness import STAND_INS
+
+    local = {"tiny_bert": tiny_bert, "tiny_gpt2": tiny_gpt2}
+    return {hub_id: local[kind] for hub_id, kind in STAND_INS.items()}
 
 
 def free_port() -> int:

@@ -1,14 +1,13 @@
 """The checks every metric folder must pass (DEVELOPERS.md, issue 2).
 
 - the folder alone, copied elsewhere, loads with ``evaluate.load`` offline (it is self-contained);
-- its docstring examples run as doctests (at least two);
+- its docstring examples run as doctests (at least two), as evaluate's own module test runs them;
 - it has a metric card whose YAML front matter is a Gradio Space config, an ``app.py`` that builds a Gradio
   app without launching it, and a ``requirements.txt``.
 """
 
 from __future__ import annotations
 
-import doctest
 import importlib.util
 import shutil
 import sys
@@ -17,6 +16,7 @@ import pytest
 import yaml
 
 from .conftest import METRICS_DIR, metric_names
+from .evaluate_harness import run_doctests, stand_in_models
 
 NAMES = metric_names()
 
@@ -35,7 +35,9 @@ def test_all_metrics_present():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_folder_loads_alone_and_doctests_pass(name, tmp_path, doctest_globals, monkeypatch):
+def test_folder_loads_alone_and_doctests_pass(name, tmp_path, stand_ins, monkeypatch):
+    """The isolated copy's doctests run as evaluate's test runs them (``testmod``, marker ``[...]``), with
+    the Hub ids of the examples patched to local stand-ins (tests/evaluate_harness.py)."""
     import evaluate
 
     folder = _isolated_copy(name, tmp_path)
@@ -46,17 +48,11 @@ def test_folder_loads_alone_and_doctests_pass(name, tmp_path, doctest_globals, m
     # It really is the isolated copy that was imported (not the installed package).
     assert not module.__file__.startswith(str(METRICS_DIR)), module.__file__
 
-    finder = doctest.DocTestFinder(exclude_empty=True)
-    tests = [t for t in finder.find(module, globs={**vars(module), **doctest_globals}) if t.examples]
-    n_examples = sum(len(t.examples) for t in tests)
-    assert tests, f"{name}: no doctest examples found in the module's docstrings"
-    assert n_examples >= 2, f"{name}: at least two doctest examples are needed"
     _count_examples_blocks(module)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    report: list[str] = []
-    for test in tests:
-        runner.run(test, out=report.append)
-    assert runner.failures == 0, "".join(report)
+    with stand_in_models(stand_ins):
+        results = run_doctests(module)
+    assert results.failed == 0
+    assert results.attempted >= 2, f"{name}: at least two doctest examples are needed"
 
 
 def _count_examples_blocks(module) -> None:

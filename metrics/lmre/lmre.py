@@ -78,10 +78,10 @@ Example 2: F1 over boundary positions, binary and typed (AP `/` vs IP `//`).
     ([0.5, 1.0], [False, True], 'lmre|sim:f1|theta:0.6|breaks:typed|final:excluded|v:1')
 
 Example 3: words must match.
-    >>> lmre.compute(predictions=["가 / 나"], references=[["가 / 다"]])
+    >>> lmre.compute(predictions=["가 / 나"], references=[["가 / 다"]])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ...
-    ValueError: references[0][0] is not an annotation of the words of predictions[0] (word 1: '다' instead of '나'); ...
+    [...]
+    ValueError: references[0][0] is not an annotation of the words of predictions[0] (word 1: '다' instead of '나'); [...]
 """
 
 

@@ -57,7 +57,8 @@ Returns:
     n_variants_without_word_class (`int` or None): variant rows with word class "" (left out per class).
 
 Example 1: two seeds with their variants; the model gets both seeds right but only some variants.
-    >>> merge = MergeSvAccuracy()  # what evaluate.load("metrics/merge_sv_accuracy") returns
+    >>> import evaluate
+    >>> merge = evaluate.load("metrics/merge_sv_accuracy")  # from a checkout; or the published Space id
     >>> r = merge.compute(
     ...     predictions=[0, 0, 0, 1, 2, 2, 2, 2],
     ...     references=[0, 0, 0, 0, 2, 2, 2, 2],
@@ -74,7 +75,7 @@ Example 1: two seeds with their variants; the model gets both seeds right but on
     (0.8333, None)
 
 Example 2: variants only (no is_seed), per word class, batch by batch; the default CT grid has 20 points.
-    >>> merge = MergeSvAccuracy()
+    >>> merge = evaluate.load("metrics/merge_sv_accuracy")
     >>> merge.add_batch(predictions=[1, 1, 0], references=[1, 1, 1], seed_ids=["s1", "s1", "s1"],
     ...                 word_classes=["NOUN", "VERB", "VERB"])
     >>> merge.add_batch(predictions=[2, 2], references=[2, 2], seed_ids=["s2", "s2"],
@@ -86,11 +87,10 @@ Example 2: variants only (no is_seed), per word class, batch by batch; the defau
     (1.0, 0.0)
 
 Example 3: bad input is refused with the argument and the row named.
-    >>> merge = MergeSvAccuracy()
-    >>> merge.compute(predictions=[0, 1.5], references=[0, 1], seed_ids=["a", "a"])
+    >>> merge.compute(predictions=[0, 1.5], references=[0, 1], seed_ids=["a", "a"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ...
-    TypeError: predictions[1] is 1.5 (float): labels must be integer class ids ...
+    [...]
+    TypeError: predictions[1] is 1.5 (float): labels must be integer class ids [...]
 """
 
 _OPTIONAL = ("is_seed", "word_classes")

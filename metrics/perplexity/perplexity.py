@@ -76,36 +76,45 @@ Returns:
     token_counts, char_counts, byte_counts, word_counts (list of int): per text.
     signature (str): model, mode, dtype, window, start token and stride behind the numbers.
 
-The examples use `tiny_gpt2` and `tiny_mlm`, paths of tiny local models with random weights (tests only);
-pass e.g. "skt/kogpt2-base-v2" or "klue/bert-base".
+The examples use "skt/kogpt2-base-v2" (causal) and "klue/bert-base" (pseudo), as you would. Their printed
+values hold for any model (the tests run them on tiny random stand-ins for those ids); the metric card
+shows the figures of a real model.
 
-Example 1: a causal LM; bits per character is the same NLL over characters.
+Example 1: a causal LM; bits per character is the same NLL counted over characters; the signature records
+the model and the window (its context, by default) behind the numbers.
     >>> import math
-    >>> perplexity = Perplexity()  # in your code: evaluate.load("path/to/metrics/perplexity")
+    >>> import evaluate
+    >>> perplexity = evaluate.load("metrics/perplexity")  # from a checkout; or the published Space id
     >>> texts = ["오늘은 날씨가 맑다.", "한국어 문장을 평가합니다."]
-    >>> results = perplexity.compute(predictions=texts, model_id=tiny_gpt2, batch_size=2)
+    >>> results = perplexity.compute(predictions=texts, model_id="skt/kogpt2-base-v2", batch_size=2)
     >>> sorted(results)  # doctest: +NORMALIZE_WHITESPACE
     ['bits_per_byte', 'bits_per_character', 'bits_per_token', 'byte_counts', 'char_counts',
      'corpus_perplexity', 'mean_perplexity', 'nll_sums', 'perplexities', 'signature', 'token_counts',
      'word_counts', 'word_perplexity']
-    >>> results["char_counts"], results["word_counts"]
-    ([11, 14], [3, 3])
+    >>> results["char_counts"], results["word_counts"], all(p > 1 for p in results["perplexities"])
+    ([11, 14], [3, 3], True)
     >>> bits = sum(results["nll_sums"]) / math.log(2)
     >>> round(results["bits_per_character"] * sum(results["char_counts"]) / bits, 6)
     1.0
     >>> round(math.log2(results["corpus_perplexity"]) / results["bits_per_token"], 6)
     1.0
+    >>> results["signature"]  # doctest: +ELLIPSIS
+    'perplexity|mode:causal|model:skt/kogpt2-base-v2|dtype:float32|window:[...]'
 
 Example 2: scores do not depend on the batch size or the padding side.
-    >>> a = perplexity.compute(predictions=texts, model_id=tiny_gpt2, batch_size=1)
-    >>> b = perplexity.compute(predictions=texts, model_id=tiny_gpt2, batch_size=2, padding_side="left")
+    >>> a = perplexity.compute(predictions=texts, model_id="skt/kogpt2-base-v2", batch_size=1)
+    >>> b = perplexity.compute(predictions=texts, model_id="skt/kogpt2-base-v2", batch_size=2,
+    ...                        padding_side="left")
     >>> all(abs(x - y) <= 1e-5 * x for x, y in zip(a["perplexities"], b["perplexities"]))
     True
 
 Example 3: masked LM pseudo-perplexity; [CLS] and [SEP] are never masked nor counted.
-    >>> pseudo = perplexity.compute(predictions=["서울은 한국의 수도이다."], model_id=tiny_mlm, mode="pseudo")
+    >>> pseudo = perplexity.compute(predictions=["서울은 한국의 수도이다."], model_id="klue/bert-base",
+    ...                             mode="pseudo")
     >>> pseudo["token_counts"][0] > 0, pseudo["perplexities"][0] > 1
     (True, True)
+    >>> pseudo["signature"]  # doctest: +ELLIPSIS
+    'perplexity|mode:pseudo|model:klue/bert-base|dtype:float32|window:[...]|pll:original'
 """
 
 
