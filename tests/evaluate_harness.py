@@ -127,7 +127,7 @@ def use_local_metrics(root: str | os.PathLike) -> Iterator[None]:
 def _failure_report(error: Exception) -> str:
     if isinstance(error, doctest.DocTestFailure):
         ex = error.example
-        return (f"{error.test.name} (line {error.test.lineno + ex.lineno + 1}):\n{ex.source}"
+        return (f"{error.test.name} (line {(error.test.lineno or 0) + ex.lineno + 1}):\n{ex.source}"
                 f"expected:\n{ex.want}got:\n{error.got}")
     return str(error)
 
@@ -180,16 +180,20 @@ _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def card_examples(card: str) -> tuple[str, list[str]]:
-    """The doctest blocks of a metric card (fenced blocks with ``>>>`` lines, joined in order, blank lines
-    between so that a fence never reads as expected output), and the other ``python`` blocks that call
-    ``evaluate.load`` (which should be doctest blocks)."""
-    blocks, untested = [], []
-    for lang, body in _FENCE.findall(card):
+    """The doctest blocks of a metric card: the card's text with everything outside the fenced blocks that
+    hold ``>>>`` lines blanked (so a fence never reads as expected output and line numbers stay the card's),
+    and the other ``python`` blocks that call ``evaluate.load`` (which should be doctest blocks)."""
+    kept = [""] * card.count("\n")
+    untested = []
+    for match in _FENCE.finditer(card):
+        lang, body = match.group(1), match.group(2)
         if re.search(r"^\s*>>> ", body, re.MULTILINE):
-            blocks.append(body)
+            first = card.count("\n", 0, match.start(2))
+            for i, line in enumerate(body.split("\n")[:-1]):
+                kept[first + i] = line
         elif lang in ("python", "py") and "evaluate.load(" in body:
             untested.append(body)
-    return "\n\n".join(blocks), untested
+    return "\n".join(kept) + "\n", untested
 
 
 def run_card(path: str | os.PathLike, root: str | os.PathLike, models: Mapping[str, str]) -> doctest.TestResults:
@@ -197,7 +201,7 @@ def run_card(path: str | os.PathLike, root: str | os.PathLike, models: Mapping[s
     ``evaluate.load("metrics/<name>")`` finds the folder), with the model patch and evaluate's marker."""
     text = Path(path).read_text(encoding="utf-8")
     source, _ = card_examples(text)
-    test = doctest.DocTestParser().get_doctest(source, {"__name__": "__card__"}, str(path), str(path), 0)
+    test = doctest.DocTestParser().get_doctest(source, {"__name__": "__card__"}, str(path), str(path), None)
     runner = doctest.DebugRunner(verbose=False)
     cwd = os.getcwd()
     os.chdir(root)
