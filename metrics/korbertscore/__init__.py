@@ -5,7 +5,14 @@ Library API::
     from kometrics.korbertscore import score, score_layers, similarity_matrix, plot_alignment
 """
 
-from .embedding import DEFAULT_MODEL, KNOWN_LAYERS, clear_cache, default_num_layers, load_encoder
+from .embedding import (
+    DEFAULT_MODEL,
+    KNOWN_LAYERS,
+    clear_cache,
+    default_layer,
+    default_num_layers,
+    load_encoder,
+)
 from .pipeline import VERSION, score, score_layers, similarity_matrix, validate_inputs
 
 __all__ = [
@@ -13,6 +20,7 @@ __all__ = [
     "KNOWN_LAYERS",
     "VERSION",
     "clear_cache",
+    "default_layer",
     "default_num_layers",
     "load_encoder",
     "plot_alignment",

@@ -30,6 +30,7 @@ __all__ = [
     "Embedded",
     "load_encoder",
     "clear_cache",
+    "default_layer",
     "default_num_layers",
     "tokenize",
     "embed",
@@ -182,13 +183,32 @@ def load_encoder(model_type: str, device: str | torch.device | None = None,
     return enc
 
 
+def _scaled_layer(depth: int) -> int:
+    """The paper's 8 of 12 transferred to a model of ``depth`` blocks."""
+    return max(0, min(depth, round(depth * 8 / 12)))
+
+
+def default_layer(model_type: str | None = None, device: str | torch.device | None = None,
+                  dtype: str | torch.dtype | None = None) -> tuple[int, str]:
+    """The layer that ``score`` uses for ``model_type`` when ``num_layers`` is not given, and why, e.g.
+    ``(8, "the paper's 8 of 12 by depth")``, without a warning. A model outside :data:`KNOWN_LAYERS` is
+    loaded (once, as ``score`` would load it) to read its depth. For interfaces that name the default."""
+    name = str(model_type or DEFAULT_MODEL).rstrip("/")
+    if name in KNOWN_LAYERS:
+        layer, source = KNOWN_LAYERS[name]
+        return layer, ("the paper's 8 of 12 by depth, not measured on this model" if source == "paper"
+                       else "bert_score's table (English WMT16)")
+    depth = load_encoder(model_type or DEFAULT_MODEL, device=device, dtype=dtype).depth
+    return _scaled_layer(depth), f"the paper's 8 of 12 scaled to its {depth} layers"
+
+
 def default_num_layers(model_type: str, depth: int) -> int:
     """The documented layer of ``model_type``; else ``round(depth * 8 / 12)`` (the paper's 8 of 12) with a
     warning that names ``num_layers``."""
     name = str(model_type).rstrip("/")
     if name in KNOWN_LAYERS:
         return KNOWN_LAYERS[name][0]
-    layer = max(0, min(depth, round(depth * 8 / 12)))
+    layer = _scaled_layer(depth)
     warnings.warn(f"no known default layer for {model_type!r}; using layer {layer} of {depth} (the paper's 8 of "
                   f"12 scaled to depth). Pass num_layers=... to choose one (`kometrics korbertscore layers` "
                   "measures them).", UserWarning, stacklevel=3)

@@ -15,6 +15,8 @@ Tabs:
 Models. The model-based tabs take a Hub id or a local path in a textbox. Defaults are the documented Hub
 models; change them with ``--bert-model`` / ``--lm-model`` or the environment variables
 ``KOMETRICS_BERT_MODEL`` / ``KOMETRICS_LM_MODEL`` (e.g. a local folder on a machine without the Hub).
+An empty model box means that default, an empty layer box the model's default layer; the boxes' hints name
+them, and each result names the model and layer (or, for perplexity, the signature) actually used.
 
 Run it::
 
@@ -105,31 +107,69 @@ def _fmt(x: Any) -> str:
 
 # --- KorBERTScore ---------------------------------------------------------------------------------------
 
-def korbertscore_alignment(candidate: str, reference: str, model: str, layer: float | None):
+def _layer_arg(layer: Any) -> int | None:
+    """The layer box: empty means the model's default (None); else a whole number (0 = the embeddings)."""
+    if layer is None or (isinstance(layer, str) and not layer.strip()):
+        return None
+    try:
+        value = float(layer)
+    except (TypeError, ValueError):
+        raise gr.Error(f"layer must be a whole number (0 = the embeddings) or empty for the model's default, "
+                       f"got {layer!r}") from None
+    if not value.is_integer():
+        raise gr.Error(f"layer must be a whole number, got {layer!r}")
+    return int(value)
+
+
+def korbertscore_layer_hint(model: str, default_model: str = DEFAULT_BERT_MODEL) -> dict:
+    """Placeholder and hint of the layer box for ``model`` (empty: ``default_model``): the layer an empty box
+    means and where it comes from."""
+    lib, _ = _library("korbertscore", "default_layer")
+    model = (model or "").strip() or default_model
+    if lib is None:
+        return {"placeholder": "default", "info": "empty: the model's default layer"}
+    try:
+        layer, why = lib.default_layer(model)
+    except (OSError, ValueError) as e:
+        return {"placeholder": "default", "info": f"empty: the model's default (cannot read {model}: {e})"}
+    return {"placeholder": f"default ({layer})", "info": f"empty: the default layer of {model}: {layer} ({why})"}
+
+
+def korbertscore_layer_default(model: str, default_model: str = DEFAULT_BERT_MODEL):
+    return gr.update(**korbertscore_layer_hint(model, default_model))
+
+
+def korbertscore_alignment(candidate: str, reference: str, model: str, layer: Any,
+                           default_model: str = DEFAULT_BERT_MODEL):
+    """The heatmap and P/R/F1 of one pair; an empty model box means ``default_model`` and an empty layer box
+    the model's default layer. The summary names the model and the layer used (the heatmap's layer)."""
     lib, message = _library("korbertscore", "plot_alignment")
     if lib is None:
         raise gr.Error(message)
     if not candidate.strip() or not reference.strip():
         raise gr.Error("type a candidate and a reference sentence")
-    num_layers = int(layer) if layer not in (None, "") and layer > 0 else None
-    model = model.strip()
+    num_layers = _layer_arg(layer)
+    chosen = (model or "").strip()
+    model = chosen or default_model
+    scores = None
     try:
-        fig = lib.plot_alignment(candidate, reference, model_type=model, num_layers=num_layers)
+        if hasattr(lib, "score"):
+            scores = lib.score([candidate], [reference], model_type=model, num_layers=num_layers)
+        used = scores["num_layers"] if scores is not None else num_layers
+        fig = lib.plot_alignment(candidate, reference, model_type=model, num_layers=used)
     except (ValueError, TypeError, OSError) as e:
         raise _user_error(e) from e
-    summary = f"Greedy alignment of the candidate to the reference with `{model}`" + (
-        f", layer {num_layers}." if num_layers else " (its default layer).")
-    if hasattr(lib, "score"):
-        try:
-            result = lib.score([candidate], [reference], model_type=model, num_layers=num_layers)
-            summary += (f"\n\n**P** = {_fmt(float(result['precision'][0]))} · "
-                        f"**R** = {_fmt(float(result['recall'][0]))} · **F1** = {_fmt(float(result['f1'][0]))}")
-        except Exception as e:  # the heatmap is the point of the tab; say why the numbers are missing
-            summary += f"\n\n(P/R/F1 not computed: {type(e).__name__}: {e})"
+    where = f"layer {used}" if used is not None else "its default layer"
+    summary = (f"Greedy alignment of the candidate to the reference with `{model}`"
+               f"{'' if chosen else ' (the default model)'} at {where}"
+               f"{' (the default layer of this model)' if num_layers is None and used is not None else ''}.")
+    if scores is not None:
+        summary += (f"\n\n**P** = {_fmt(float(scores['precision'][0]))} · "
+                    f"**R** = {_fmt(float(scores['recall'][0]))} · **F1** = {_fmt(float(scores['f1'][0]))}")
     return fig, summary
 
 
-def _korbertscore_tab(bert_model: str) -> None:
+def _korbertscore_tab(bert_model: str, demo: gr.Blocks) -> None:
     gr.Markdown("Contextual embeddings of the word pieces of both sentences, cosine similarity of every pair "
                 "(the heatmap), and the greedy matches that BERTScore keeps: precision averages the best "
                 "match of each candidate piece, recall that of each reference piece.")
@@ -137,30 +177,39 @@ def _korbertscore_tab(bert_model: str) -> None:
     if lib is None:
         _unavailable(message)
         return
+    default_model = gr.State(bert_model)
     with gr.Row():
         candidate = gr.Textbox(EXAMPLE_CANDIDATE, label="Candidate", elem_id="kbs-candidate")
         reference = gr.Textbox(EXAMPLE_REFERENCE, label="Reference", elem_id="kbs-reference")
     with gr.Row():
-        model = gr.Textbox(bert_model, label="Model (Hub id or local path)", elem_id="kbs-model")
-        layer = gr.Number(None, label="Layer (empty: the model's default)", precision=0, elem_id="kbs-layer")
+        model = gr.Textbox(bert_model, label="Model (Hub id or local path)", elem_id="kbs-model",
+                           placeholder=bert_model, info=f"empty: {bert_model}")
+        layer = gr.Textbox("", label="Layer (empty: the model's default)", elem_id="kbs-layer",
+                           placeholder="default", info="empty: the model's default layer")
     button = gr.Button("Align", variant="primary", elem_id="kbs-run")
     summary = gr.Markdown(elem_id="kbs-summary")
     plot = gr.Plot(label="Alignment", elem_id="kbs-plot")
-    button.click(korbertscore_alignment, [candidate, reference, model, layer], [plot, summary],
+    button.click(korbertscore_alignment, [candidate, reference, model, layer, default_model], [plot, summary],
                  api_name="korbertscore_alignment")
+    gr.on([model.submit, model.blur, demo.load], korbertscore_layer_default, [model, default_model], layer,
+          api_name="korbertscore_layer_default")
 
 
 # --- Perplexity -----------------------------------------------------------------------------------------
 
-def perplexity_surprisal(text: str, model: str):
+def perplexity_surprisal(text: str, model: str, default_model: str = DEFAULT_LM_MODEL):
+    """Surprisal of each token; an empty model box means ``default_model``. The summary names the model used
+    and the signature of the numbers (window, start token and stride, defaulted from the model)."""
     lib, message = _library("perplexity", "token_surprisals")
     if lib is None:
         raise gr.Error(message)
     if not text.strip():
         raise gr.Error("type a text")
-    model = model.strip()
+    chosen = (model or "").strip()
+    model = chosen or default_model
     try:
         pairs = [(str(tok), float(bits)) for tok, bits in lib.token_surprisals(text, model)]
+        signature = lib.score([text], model)["signature"] if hasattr(lib, "score") else None
     except (ValueError, TypeError, OSError) as e:
         raise _user_error(e) from e
     if not pairs:
@@ -172,7 +221,10 @@ def perplexity_surprisal(text: str, model: str):
     table = [[i, tok, round(bits, 4)] for i, (tok, bits) in enumerate(pairs)]
     mean = total / len(pairs)
     summary = (f"{len(pairs)} scored tokens · **{total:.2f} bits** in all · **{mean:.3f} bits/token** · "
-               f"perplexity 2^{mean:.3f} = **{2 ** mean:.2f}** (model `{model}`)")
+               f"perplexity 2^{mean:.3f} = **{2 ** mean:.2f}** (model `{model}`"
+               f"{'' if chosen else ', the default model'})")
+    if signature:
+        summary += f"  \nSignature: `{signature}`"
     return highlighted, table, summary
 
 
@@ -183,15 +235,17 @@ def _perplexity_tab(lm_model: str) -> None:
     if lib is None:
         _unavailable(message)
         return
+    default_model = gr.State(lm_model)
     text = gr.Textbox(EXAMPLE_TEXT, label="Text", lines=3, elem_id="ppl-text")
-    model = gr.Textbox(lm_model, label="Causal LM (Hub id or local path)", elem_id="ppl-model")
+    model = gr.Textbox(lm_model, label="Causal LM (Hub id or local path)", elem_id="ppl-model",
+                       placeholder=lm_model, info=f"empty: {lm_model}")
     button = gr.Button("Score tokens", variant="primary", elem_id="ppl-run")
     summary = gr.Markdown(elem_id="ppl-summary")
     highlighted = gr.HighlightedText(label="Surprisal (scaled to the text's maximum)", elem_id="ppl-tokens",
                                      show_legend=False, combine_adjacent=False)
     table = gr.Dataframe(headers=["position", "token", "bits"], label="Per-token surprisal",
                          elem_id="ppl-table", interactive=False)
-    button.click(perplexity_surprisal, [text, model], [highlighted, table, summary],
+    button.click(perplexity_surprisal, [text, model, default_model], [highlighted, table, summary],
                  api_name="perplexity_surprisal")
 
 
@@ -384,7 +438,7 @@ def build_demo(bert_model: str | None = None, lm_model: str | None = None) -> gr
                     "metric on your own sentences. Model tabs take a Hub id or a local path.")
         with gr.Tabs():
             with gr.Tab("KorBERTScore", id="korbertscore"):
-                _korbertscore_tab(bert_model)
+                _korbertscore_tab(bert_model, demo)
             with gr.Tab("Perplexity", id="perplexity"):
                 _perplexity_tab(lm_model)
             with gr.Tab("MERGE SV curve", id="merge_sv_accuracy"):

@@ -100,9 +100,11 @@ def test_space_answers_through_gradio_client(tiny_bert):
     from tests.conftest import serve_app
 
     with serve_app(REPO / "metrics" / "korbertscore" / "app.py") as (_, client):
-        result, plot = client.predict("오늘은 날씨가 맑다.", "오늘 날씨 맑음", tiny_bert, 8, False, api_name="/score")
+        result, plot, used = client.predict("오늘은 날씨가 맑다.", "오늘 날씨 맑음", tiny_bert, "8", False,
+                                            api_name="/score")
     want = score(["오늘은 날씨가 맑다."], ["오늘 날씨 맑음"], model_type=tiny_bert, num_layers=8)
     assert result["f1"] == pytest.approx(want["f1"][0], abs=1e-7) and result["num_layers"] == 8
+    assert result["model"] == tiny_bert and used == f"Scored with `{tiny_bert}` at layer 8."
     assert plot is not None
 
 

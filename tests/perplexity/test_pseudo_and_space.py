@@ -104,10 +104,11 @@ def test_space_answers_through_gradio_client(tiny_gpt2, sentences):
     from tests.conftest import METRICS_DIR, serve_app
 
     with serve_app(METRICS_DIR / "perplexity" / "app.py") as (_, client):
-        summary, highlighted, table = client.predict(sentences[0], tiny_gpt2, "causal", api_name="/surprisal")
+        summary, highlighted, table, used = client.predict(sentences[0], tiny_gpt2, "causal", api_name="/surprisal")
     expected = score([sentences[0]], tiny_gpt2)
     assert summary["bits_per_character"] == pytest.approx(expected["bits_per_character"], rel=REL)
     assert summary["token_count"] == expected["token_counts"][0]
+    assert summary["model"] == tiny_gpt2 and used == f"Scored with `{tiny_gpt2}`; signature `{expected['signature']}`."
     rows = table["data"] if isinstance(table, dict) else table
     assert len(rows) == expected["token_counts"][0]
     assert sum(row[1] for row in rows) == pytest.approx(expected["nll_sums"][0] / math.log(2), rel=1e-3)

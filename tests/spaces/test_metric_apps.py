@@ -27,7 +27,8 @@ def _page_text(page) -> str:
 
 
 def _fill(page, label: str, value: str) -> None:
-    box = page.get_by_label(label, exact=True)
+    """Fill the box labelled ``label`` (its accessible name also holds the box's hint, hence not exact)."""
+    box = page.get_by_label(label).first
     box.fill(value)
 
 
@@ -53,9 +54,17 @@ def check_klue_sts(page, app, models) -> None:
 
 
 def check_korbertscore(page, app, models) -> None:
+    # The layer box is empty (the model's default), and its hint names that default: for the prefilled Hub
+    # model from the known table, then for the model typed in (loaded to read its depth).
+    layer_box = page.locator("#layer textarea, #layer input").first
+    assert layer_box.input_value() == ""
+    _wait_text(page, f"empty: the default layer of {app.DEFAULT_MODEL}: 8 (")
     _fill(page, "model (Hub id or local folder)", models["tiny_bert"])
+    layer_box.click()  # leaving the model box updates the hint
+    _wait_text(page, f"empty: the default layer of {models['tiny_bert']}: 8 (the paper's 8 of 12 scaled to its 12")
     page.get_by_role("button", name="Score").click()
     _wait_text(page, "hashcode")
+    _wait_text(page, f"Scored with {models['tiny_bert']} at layer 8 (its default layer).")
     page.locator(PLOT_IMAGE).wait_for(state="visible")
     candidate = page.get_by_label("candidate (prediction)", exact=True).input_value()
     reference = page.get_by_label("reference", exact=True).input_value()

@@ -206,8 +206,15 @@ def test_korbertscore_tab(page, playground_url, screenshot, tiny_bert, app):
 
     open_app(page, playground_url)
     _tab(page, "KorBERTScore")
+    # The layer box is empty (it used to show 0 while the default layer was used), and its hint names the
+    # default layer of the model in the model box (here the tiny model of the environment variable).
+    layer_box = page.locator("#kbs-layer textarea, #kbs-layer input").first
+    assert layer_box.input_value() == ""
+    page.locator("#kbs-layer").get_by_text(f"empty: the default layer of {tiny_bert}: 8 (").wait_for()
+    page.locator("#kbs-run").click()
+    page.locator("#kbs-summary").get_by_text("at layer 8 (the default layer of this model)").wait_for()
     page.locator("#kbs-model textarea, #kbs-model input").first.fill(tiny_bert)
-    page.locator("#kbs-layer input").fill("4")
+    layer_box.fill("4")
     page.locator("#kbs-run").click()
     page.locator(f"#kbs-plot {PLOT_IMAGE}").wait_for(state="visible")
     summary = page.locator("#kbs-summary")
