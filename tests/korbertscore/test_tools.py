@@ -108,6 +108,25 @@ def test_space_answers_through_gradio_client(tiny_bert):
     assert plot is not None
 
 
+def test_default_layer_names_the_layer_score_uses(tiny_bert, stand_ins):
+    """default_layer (what the Spaces show in the layer box's hint) is the layer score picks without
+    num_layers: from the known table for a known id, else round(depth * 8 / 12), and it does not warn."""
+    from kometrics.korbertscore import KNOWN_LAYERS, default_layer
+
+    from ..evaluate_harness import stand_in_models
+
+    with stand_in_models(stand_ins):
+        for model, expected in (("klue/bert-base", KNOWN_LAYERS["klue/bert-base"][0]), (tiny_bert, round(12 * 8 / 12))):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                layer, why = default_layer(model)
+            assert layer == expected and why
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                assert score(["가나다"], ["가나다"], model_type=model)["num_layers"] == layer
+        assert default_layer(None) == default_layer("klue/bert-base")
+
+
 def test_seq2seq_trainer_compute_metrics(tiny_bert, korsts_pairs, tmp_path):
     import torch
     from datasets import Dataset
