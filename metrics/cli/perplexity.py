@@ -1,4 +1,4 @@
-"""Sub-commands: ``kometrics perplexity stream|surprisal`` and ``kometrics bench perplexity``."""
+"""Sub-commands: ``kometrics perplexity stream|surprisal|ngram`` and ``kometrics bench perplexity|generations``."""
 
 from __future__ import annotations
 
@@ -31,6 +31,32 @@ def _surprisal(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+def _ngram(args: argparse.Namespace, extra: list[str]) -> int:
+    from pathlib import Path
+
+    from kometrics.cli import read_column
+    from kometrics.models.ngram import train_ngram
+
+    texts = read_column(args.data, "text")
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise SystemExit(f"{args.data}: item {i} is not one text ({t!r})")
+    if args.limit is not None:
+        texts = texts[: args.limit]
+    discounts = None if args.discount is None else [args.discount] * args.order
+    meta = train_ngram(texts, args.out, args.order, args.unit, smoothing=args.smoothing, discounts=discounts,
+                       source=Path(args.data).name)
+    json.dump(meta, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _generations(args: argparse.Namespace, extra: list[str]) -> int:
+    from kometrics.bench.generations import main
+
+    return main(args=args)
+
+
 def _bench(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.bench.perplexity import main
 
@@ -38,9 +64,10 @@ def _bench(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def register(commands, bench) -> None:
+    from kometrics.bench.generations import build_parser as build_generations_parser
     from kometrics.bench.perplexity import build_parser
 
-    top = commands.add_parser("perplexity", help="perplexity: stream a jsonl corpus, show token surprisals")
+    top = commands.add_parser("perplexity", help="perplexity: stream a jsonl corpus, show token surprisals, train n-gram LMs")
     sub = top.add_subparsers(dest="perplexity_command", required=True)
     s = sub.add_parser("stream", help="score a jsonl corpus into a jsonl file (resumable; shards under "
                                       "accelerate launch)")
@@ -65,6 +92,23 @@ def register(commands, bench) -> None:
     t.add_argument("--model-id", required=True)
     t.add_argument("--mode", choices=["causal", "pseudo"], default="causal")
     t.set_defaults(func=_surprisal, allow_extra=False)
+    n = sub.add_parser("ngram", help="train an interpolated Kneser-Ney n-gram LM (ARPA + metadata) on Korean text")
+    n.add_argument("--data", required=True, help="training text: one sentence a line (or jsonl/tsv, column 'text')")
+    n.add_argument("--out", required=True, help="folder for model.arpa and its metadata model.json")
+    n.add_argument("--order", type=int, required=True, choices=range(1, 7), metavar="N",
+                   help="n-gram order, 1-6 (kenlm as built by pip loads up to 6)")
+    n.add_argument("--unit", choices=["char", "morpheme", "eojeol"], required=True,
+                   help="char: NFC code points (space = <sp>); morpheme: kiwipiepy form/TAG; eojeol: words")
+    n.add_argument("--smoothing", choices=["modified-kneser-ney", "kneser-ney"], default="modified-kneser-ney",
+                   help="interpolated Kneser-Ney with three discounts per order (default) or one")
+    n.add_argument("--discount", type=float, default=None,
+                   help="one fixed discount for every order instead of the counts-of-counts estimates")
+    n.add_argument("--limit", type=int, default=None, help="train on the first N sentences only")
+    n.set_defaults(func=_ngram, allow_extra=False)
+    g = bench.add_parser("generations", help="seed 003's comparison: character unigram, character and morpheme "
+                                             "n-grams and a causal LM on the same held-apart text, in bits/char")
+    build_generations_parser(g)
+    g.set_defaults(func=_generations, allow_extra=False)
     b = bench.add_parser("perplexity", help="throughput and peak memory against evaluate's perplexity algorithm")
     build_parser(b)
     b.set_defaults(func=_bench, allow_extra=False)

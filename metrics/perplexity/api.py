@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .modeling import causal_nll, context_length, load_model, pseudo_nll, resolve_dtype, start_token_id
+from .ngram import is_ngram_model, unit_surprisals
+from .ngram import score as ngram_score
 from .scoring import LN2, summarize, validate_predictions
 
 __all__ = ["score", "token_surprisals", "signature"]
@@ -43,14 +45,24 @@ def signature(model_id: str, mode: str, model: Any, tokenizer: Any, add_start_to
 def score(predictions: Sequence[str], model_id: str, batch_size: int = 16, add_start_token: bool = True,
           max_length: int | None = None, stride: int | None = None, device: Any = None, dtype: Any = None,
           mode: str = "causal", pll_variant: str = "original", padding_side: str | None = None,
-          empty: str = "error") -> dict[str, Any]:
+          empty: str = "error", ngram_unit: str | None = None, ngram_eos: bool = True) -> dict[str, Any]:
     """Score ``predictions`` with ``model_id``; the same result as ``evaluate.load(...).compute``.
 
     See the metric card for every key; in short: ``perplexities`` (per text), ``mean_perplexity``,
     ``corpus_perplexity``, ``bits_per_token``, ``bits_per_character``, ``bits_per_byte``, ``word_perplexity``,
     per-text ``nll_sums`` (nats), ``token_counts``, ``char_counts``, ``byte_counts``, ``word_counts`` and a
     ``signature``.
+
+    An n-gram model (ARPA or kenlm binary file, or a folder written by ``kometrics perplexity ngram``) is scored
+    by :func:`.ngram.score` (``ngram_unit``, ``ngram_eos``; the result adds ``unknown_units``).
     """
+    if is_ngram_model(model_id):
+        return ngram_score(predictions, model_id, ngram_unit=ngram_unit, add_start_token=add_start_token,
+                           ngram_eos=ngram_eos, empty=empty, batch_size=batch_size, max_length=max_length,
+                           stride=stride, device=device, dtype=dtype, mode=mode, pll_variant=pll_variant,
+                           padding_side=padding_side)
+    if ngram_unit is not None:
+        raise ValueError(f"ngram_unit applies to n-gram models only; {model_id!r} is not an ARPA or kenlm file")
     _check_options(mode, batch_size)
     texts = validate_predictions(predictions, empty=empty)
     model, tokenizer = load_model(model_id, "causal" if mode == "causal" else "masked", device, dtype)
@@ -89,6 +101,8 @@ def token_surprisals(text: str, model_id: str, mode: str = "causal", add_start_t
     with the token masked. The surprisals sum to ``score([text], ...)["nll_sums"][0] / ln 2``. The string of
     each token is its span of ``text`` (a byte-level token that only continues a character shows as '').
     """
+    if is_ngram_model(model_id):
+        return unit_surprisals(text, model_id, add_start_token=add_start_token)
     validate_predictions([text])
     _check_options(mode, 1)
     model, tokenizer = load_model(model_id, "causal" if mode == "causal" else "masked", device, dtype)

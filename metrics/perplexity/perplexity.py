@@ -7,6 +7,7 @@ import evaluate
 
 from .api import score, token_surprisals
 from .modeling import causal_nll
+from .ngram import is_ngram_model
 from .scoring import summarize, validate_predictions
 
 _CITATION = """\
@@ -40,6 +41,11 @@ per-word perplexity (whitespace-separated eojeol), which compare models with dif
 mode="causal" (default) scores a causal LM (e.g. "skt/kogpt2-base-v2"); texts longer than the context are
 scored with a sliding window. mode="pseudo" scores a masked LM (e.g. "klue/bert-base") with the
 pseudo-log-likelihood of Salazar et al. (2020): each token masked in turn; PPPL = exp(-PLL / N).
+
+An n-gram LM (an ARPA file, a kenlm binary file, or the folder written by `kometrics perplexity ngram`) is
+scored with kenlm, with the same outputs: its unit (character, morpheme, eojeol) comes from the metadata
+written at training time; <s> is context, </s> is predicted and counted; unknown units get the model's <unk>
+probability and are counted in `unknown_units`.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -64,6 +70,9 @@ Args:
     padding_side (str, optional): causal mode; "left" or "right" (default: the tokenizer's). Scores do not
         depend on it.
     empty (str): "error" (default) or "nan".
+    ngram_unit (str, optional): n-gram models without metadata only: "char", "morpheme" or "eojeol".
+    ngram_eos (bool): n-gram models; predict and count </s> (default True, the usual n-gram perplexity). False
+        gives the NLL of the text as a sentence beginning, as a causal LM with its start token does.
 Returns:
     perplexities (list of float): per text, exp(nll_sums[i] / token_counts[i]); range [1, inf).
     mean_perplexity (float): arithmetic mean of perplexities (as evaluate's perplexity).
@@ -74,7 +83,9 @@ Returns:
     word_perplexity (float): exp(sum of NLL / whitespace-separated words).
     nll_sums (list of float): per text, summed negative log-likelihood in nats.
     token_counts, char_counts, byte_counts, word_counts (list of int): per text.
-    signature (str): model, mode, dtype, window, start token and stride behind the numbers.
+    signature (str): model, mode, dtype, window, start token and stride behind the numbers (n-gram models:
+        unit, order, smoothing, <s>/</s>/<unk> handling, tokenizer, training data hash).
+    unknown_units (list of int): n-gram models only; per text, units not in the model's vocabulary.
 
 The examples use "skt/kogpt2-base-v2" (causal) and "klue/bert-base" (pseudo), as you would. Their printed
 values hold for any model (the tests run them on tiny random stand-ins for those ids); the metric card
@@ -148,11 +159,12 @@ class Perplexity(evaluate.Metric):
 
     def _compute(self, predictions, model_id, batch_size=16, add_start_token=True, max_length=None, stride=None,
                  device=None, dtype=None, mode="causal", pll_variant="original", padding_side=None,
-                 empty="error"):
+                 empty="error", ngram_unit=None, ngram_eos=True):
         # validate -> model NLL -> shape, all in api.score (shared with the library call and the CLI)
         return score(predictions, model_id, batch_size=batch_size, add_start_token=add_start_token,
                      max_length=max_length, stride=stride, device=device, dtype=dtype, mode=mode,
-                     pll_variant=pll_variant, padding_side=padding_side, empty=empty)
+                     pll_variant=pll_variant, padding_side=padding_side, empty=empty, ngram_unit=ngram_unit,
+                     ngram_eos=ngram_eos)
 
 
-__all__ = ["Perplexity", "causal_nll", "score", "summarize", "token_surprisals", "validate_predictions"]
+__all__ = ["Perplexity", "causal_nll", "is_ngram_model", "score", "summarize", "token_surprisals", "validate_predictions"]
