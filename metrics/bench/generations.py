@@ -1,4 +1,4 @@
-"""Seed 003's comparison of model generations (sections 4.1-4.2) on Korean text, in bits per character.
+"""Model generations compared on the same Korean text in bits per character: unigram, n-grams, a neural LM.
 
 ``kometrics bench generations``: train on KorSTS train + KorNLI (XNLI dev) sentences, test on the KLUE-STS dev
 sentences (held apart: a test sentence found in the training text is removed from it, and the run says how
@@ -31,14 +31,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GEMMA_DIR", "default_lm", "load_texts", "split_dev", "choose_order", "run", "format_table",
+__all__ = ["GEMMA_DIR", "CARD_ORDERS", "default_lm", "load_texts", "split_dev", "choose_order", "run", "format_table",
            "plot", "speed", "main", "build_parser"]
 
 #: The real causal LM of the comparison (Gemma-3-270M converted to a plain safetensors folder).
 GEMMA_DIR = Path("/root/.cache/kometrics/models/gemma-3-270m")
 CHAR_ORDERS = (2, 3, 4, 5, 6)
-MORPHEME_ORDERS = (2, 3, 4)
-EOJEOL_ORDERS = (1, 2, 3)
+MORPHEME_ORDERS = (2, 3, 4, 5, 6)
+EOJEOL_ORDERS = (1, 2, 3, 4)
+#: Bits to name a character the speller never saw: uniform over all Unicode code points.
+CODE_POINT_BITS = math.log2(0x110000)
+#: The orders the full run (metric card) chose on its dev split; the demo uses them without searching.
+CARD_ORDERS = {"char": 6, "morpheme": 6, "eojeol": 4}
 
 
 def default_lm() -> str | None:
@@ -59,28 +63,53 @@ def _nfc(text: str) -> str:
 
 def load_texts(data_dir: str | os.PathLike | None = None) -> dict[str, Any]:
     """Training text (KorSTS train and KorNLI sentences, NFC, stripped, duplicates removed) and test text (the
-    KLUE-STS dev sentences, likewise); a test sentence also in the training text is removed from training."""
+    KLUE-STS dev sentences, likewise); a test sentence also in the training text is removed from training.
+    ``train_pairs`` keeps which training sentences came in one row (a pair of paraphrases, a premise and its
+    hypotheses), for a dev split that does not cut pairs."""
     from kometrics.datasets_scripts.readers import read_klue_sts, read_kornli, read_korsts
 
-    train_raw = [x for r in read_korsts("train", data_dir) for x in (r["sentence1"], r["sentence2"])]
-    train_raw += [x for r in read_kornli(data_dir) for x in (r["sentence1"], r["sentence2"])]
+    rows = [(r["sentence1"], r["sentence2"]) for r in read_korsts("train", data_dir)]
+    rows += [(r["sentence1"], r["sentence2"]) for r in read_kornli(data_dir)]
     test = list(dict.fromkeys(t for t in (_nfc(x) for r in read_klue_sts(data_dir)
                                           for x in (r["sentence1"], r["sentence2"])) if t))
-    train_all = list(dict.fromkeys(t for t in (_nfc(x) for x in train_raw) if t))
+    train_all = list(dict.fromkeys(t for t in (_nfc(x) for row in rows for x in row) if t))
     held = set(test)
     train = [t for t in train_all if t not in held]
-    return {"train": train, "test": test, "train_rows": len(train_raw), "overlap_removed": len(train_all) - len(train),
+    pairs = [(a, b) for a, b in ((_nfc(x), _nfc(y)) for x, y in rows) if a and b and a not in held and b not in held]
+    return {"train": train, "test": test, "train_pairs": pairs, "train_rows": 2 * len(rows),
+            "overlap_removed": len(train_all) - len(train),
             "sources": {"train": "KorSTS sts-train.tsv + KorNLI xnli.dev.ko.tsv (sentence1, sentence2)",
                         "test": "KLUE-STS v1.1 dev (sentence1, sentence2)"}}
 
 
-def split_dev(texts: Sequence[str], fraction: float = 0.1, seed: int = 0) -> tuple[list[str], list[str]]:
-    """A seeded random ``fraction`` of ``texts`` as a dev split; the rest to fit on."""
-    idx = list(range(len(texts)))
-    random.Random(seed).shuffle(idx)
-    n_dev = max(1, round(len(texts) * fraction))
-    dev = set(idx[:n_dev])
-    return [t for i, t in enumerate(texts) if i not in dev], [texts[i] for i in sorted(dev)]
+def split_dev(texts: Sequence[str], fraction: float = 0.1, seed: int = 0,
+              pairs: Sequence[tuple[str, str]] = ()) -> tuple[list[str], list[str]]:
+    """A seeded random ``fraction`` (at least) of ``texts`` as a dev split; the rest to fit on. Sentences linked
+    by ``pairs`` (directly or through others) go to the same side, so that a paraphrase of a dev sentence is
+    never in the fitting text (it would favour long n-grams)."""
+    parent = {t: t for t in texts}
+
+    def root(t: str) -> str:
+        while parent[t] != t:
+            parent[t] = parent[parent[t]]
+            t = parent[t]
+        return t
+
+    for a, b in pairs:
+        if a in parent and b in parent:
+            parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for t in texts:
+        groups.setdefault(root(t), []).append(t)
+    order = list(groups.values())
+    random.Random(seed).shuffle(order)
+    dev: set[str] = set()
+    want = max(1, round(len(texts) * fraction))
+    for group in order:
+        if len(dev) >= want:
+            break
+        dev.update(group)
+    return [t for t in texts if t not in dev], [t for t in texts if t in dev]
 
 
 def _quiet_score(texts: Sequence[str], model: str, **kw: Any) -> dict[str, Any]:
@@ -111,23 +140,53 @@ def choose_order(fit: Sequence[str], dev: Sequence[str], unit: str, orders: Sequ
     return min(dev_bpc, key=dev_bpc.get), dev_bpc
 
 
-def _row(name: str, unit: str, r_text: dict[str, Any], r_eos: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
+def spelled_unknown_bits(texts: Sequence[str], model_dir: Path, speller_dir: Path) -> list[float]:
+    """Per text, the bits that turn an n-gram model's score into a code length of the text. A unit the model
+    does not know cost only P(<unk>), which names no particular unit; here each such unit is spelled out: a
+    character as one of all Unicode code points (``CODE_POINT_BITS``), an eojeol or a morpheme's form character
+    by character with the character unigram ``speller_dir`` (its ``</s>`` ends the word; a character it does
+    not know costs ``CODE_POINT_BITS`` more)."""
+    from kometrics.perplexity.ngram import load_ngram_model, resolve_model_file, tokenize_many
+
+    meta = json.loads((model_dir / "model.json").read_text(encoding="utf-8"))
+    model = load_ngram_model(resolve_model_file(model_dir))
+    unknown = [[u for u in units if u not in model] for units in tokenize_many(list(texts), meta["unit"])]
+    if meta["unit"] == "char":
+        return [len(u) * CODE_POINT_BITS for u in unknown]
+    if meta["unit"] == "eojeol":
+        forms = [[u[1:] if u.startswith("\\") else u for u in us] for us in unknown]
+    else:
+        forms = [[u.rsplit("/", 1)[0] for u in us] for us in unknown]
+    flat = [f for fs in forms for f in fs if f]
+    if not flat:
+        return [0.0] * len(texts)
+    spelled = _quiet_score(flat, str(speller_dir))
+    cost = iter(n / math.log(2) + k * CODE_POINT_BITS for n, k in zip(spelled["nll_sums"], spelled["unknown_units"]))
+    return [math.fsum(next(cost) for f in fs if f) for fs in forms]
+
+
+def _row(name: str, unit: str, r_text: dict[str, Any], r_eos: dict[str, Any] | None,
+         spelled_bits: Sequence[float] | None = None, **extra: Any) -> dict[str, Any]:
     tokens = sum(r_text["token_counts"])
+    chars = sum(r_text["char_counts"])
+    spelled = math.fsum(spelled_bits) if spelled_bits is not None else 0.0
     return {"model": name, "unit": unit, "tokens": tokens,
             "tokens_per_char": tokens / sum(r_text["char_counts"]),
             "token_perplexity": r_text["corpus_perplexity"], "bits_per_token": r_text["bits_per_token"],
             "bits_per_character": r_text["bits_per_character"], "bits_per_byte": r_text["bits_per_byte"],
+            "bits_per_character_spelled": r_text["bits_per_character"] + spelled / chars,
+            "unknown_spelling_bits": spelled,
             "bits_per_character_eos": None if r_eos is None else r_eos["bits_per_character"],
             "token_perplexity_eos": None if r_eos is None else r_eos["corpus_perplexity"],
             "unknown_units": sum(r_text.get("unknown_units", [])) if "unknown_units" in r_text else None,
             "signature": r_text["signature"], **extra}
 
 
-def _ngram_row(name: str, folder: Path, unit: str, test: Sequence[str], **extra: Any) -> dict[str, Any]:
+def _ngram_row(name: str, folder: Path, unit: str, test: Sequence[str], speller: Path, **extra: Any) -> dict[str, Any]:
     meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
     r_eos = _quiet_score(test, str(folder))
     r_text = _quiet_score(test, str(folder), ngram_eos=False)
-    return _row(name, unit, r_text, r_eos, order=meta["order"], vocab=meta["vocab_size"],
+    return _row(name, unit, r_text, r_eos, spelled_unknown_bits(test, folder, speller), order=meta["order"], vocab=meta["vocab_size"],
                 ngrams=sum(meta["ngram_counts"]), **extra)
 
 
@@ -148,7 +207,7 @@ def run(data_dir: str | None = None, out: str | os.PathLike | None = None, lm: s
     train = texts["train"][:train_limit] if train_limit else texts["train"]
     test = texts["test"][:test_limit] if test_limit else texts["test"]
     assert not set(test) & set(train), "test sentences must be held apart from the training text"
-    fit, dev = split_dev(train, dev_fraction)
+    fit, dev = split_dev(train, dev_fraction, pairs=texts["train_pairs"])
     data = {"train_sentences": len(train), "train_chars": sum(map(len, train)), "test_sentences": len(test),
             "test_chars": sum(map(len, test)), "dev_sentences": len(dev), "overlap_removed": texts["overlap_removed"],
             "train_rows": texts["train_rows"], "sources": texts["sources"],
@@ -177,17 +236,16 @@ def run(data_dir: str | None = None, out: str | os.PathLike | None = None, lm: s
         start = time.perf_counter()
         train_ngram(train, folder, order, unit, source="KorSTS train + KorNLI")
         timings[f"train {name}"] = time.perf_counter() - start
-        rows.append(_ngram_row(name, folder, unit, test, model_dir=str(folder),
+        rows.append(_ngram_row(name, folder, unit, test, work / "char-1", model_dir=str(folder),
                                train_seconds=timings[f"train {name}"]))
         print(f"  {name}: {rows[-1]['bits_per_character']:.4f} bits/char", file=sys.stderr)
     lm = default_lm() if lm is None else (None if lm == "none" else lm)
     if lm is not None:
-        start = time.perf_counter()
-        r = _quiet_score(test, lm, batch_size=lm_batch_size, device=device)
-        seconds = time.perf_counter() - start
+        r, seconds = _lm_scores(test, lm, work, data["test_sha256"], lm_batch_size, device)
         from transformers import AutoTokenizer
 
         vocab = len(AutoTokenizer.from_pretrained(lm))
+        # byte-level fallback: no unknown pieces, the score is already a code length of the text
         rows.append(_row(f"causal LM {Path(lm).name}", f"subword ({vocab:,} pieces)", r, None, vocab=vocab,
                          model_dir=lm, score_seconds=seconds))
         print(f"  {Path(lm).name}: {rows[-1]['bits_per_character']:.4f} bits/char ({seconds:.0f} s)",
@@ -199,6 +257,25 @@ def run(data_dir: str | None = None, out: str | os.PathLike | None = None, lm: s
                                            encoding="utf-8")
     result["out"] = str(work)
     return result
+
+
+def _lm_scores(test: Sequence[str], lm: str, work: Path, test_sha256: str, batch_size: int,
+               device: str | None) -> tuple[dict[str, Any], float]:
+    """The causal LM's scores of the test text, kept in ``work/lm-scores.json`` and reused by a rerun on the same
+    model and test text (the slow part of the comparison on a CPU)."""
+    cache = work / "lm-scores.json"
+    key = {"lm": str(Path(lm).resolve()) if Path(lm).exists() else lm, "test_sha256": test_sha256}
+    if cache.is_file():
+        kept = json.loads(cache.read_text(encoding="utf-8"))
+        if kept.get("key") == key:
+            print(f"  {Path(lm).name}: scores reused from {cache}", file=sys.stderr)
+            return kept["result"], kept["seconds"]
+    start = time.perf_counter()
+    r = _quiet_score(test, lm, batch_size=batch_size, device=device)
+    seconds = time.perf_counter() - start
+    cache.write_text(json.dumps({"key": key, "seconds": seconds, "result": r}, ensure_ascii=False) + "\n",
+                     encoding="utf-8")
+    return r, seconds
 
 
 def speed(model_dir: Path, sentences: Sequence[str], n: int = 10_000) -> dict[str, Any]:
@@ -232,13 +309,14 @@ def _fmt(x: Any, spec: str) -> str:
 
 def format_table(result: dict[str, Any]) -> str:
     """The comparison as a Markdown table (bits per character first; per-token perplexity with its unit)."""
-    lines = ["| model | unit | tokens / char | bits / char (text) | bits / char (with </s>) | per-token PPL "
-             "(its unit) | bits / token | unknown units |",
+    lines = ["| model | unit | tokens / char | **bits / char** (unknown units spelled) | bits / char as scored "
+             "(unknown = <unk>) | bits / char with </s> | per-token PPL (its unit) | unknown units |",
              "|---|---|---|---|---|---|---|---|"]
     for r in result["rows"]:
-        lines.append(f"| {r['model']} | {r['unit']} | {r['tokens_per_char']:.3f} | {r['bits_per_character']:.3f} | "
-                     f"{_fmt(r['bits_per_character_eos'], '.3f')} | {r['token_perplexity']:,.2f} | "
-                     f"{r['bits_per_token']:.3f} | {_fmt(r['unknown_units'], 'd')} |")
+        unknown = "–" if r["unknown_units"] is None else f"{r['unknown_units']:,} ({r['unknown_units'] / r['tokens']:.1%})"
+        lines.append(f"| {r['model']} | {r['unit']} | {r['tokens_per_char']:.3f} | "
+                     f"**{r['bits_per_character_spelled']:.3f}** | {r['bits_per_character']:.3f} | "
+                     f"{_fmt(r['bits_per_character_eos'], '.3f')} | {r['token_perplexity']:,.2f} | {unknown} |")
     return "\n".join(lines)
 
 
@@ -252,14 +330,16 @@ def plot(result: dict[str, Any], path: str | os.PathLike) -> Path:
     names = [r["model"].replace("causal LM ", "") for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), dpi=120)
     colors = ["tab:gray", "tab:blue", "tab:green", "tab:olive", "tab:red"][: len(rows)]
-    bars = left.bar(names, [r["bits_per_character"] for r in rows], color=colors)
+    bars = left.bar(names, [r["bits_per_character_spelled"] for r in rows], color=colors)
     left.bar_label(bars, fmt="%.2f", fontsize=8)
-    left.set_ylabel("bits per character (lower is better)")
+    left.set_ylabel("bits per character, unknown units spelled (lower is better)", fontsize=8)
     left.set_title("Same text, same unit: comparable", fontsize=9)
     bars = right.bar(names, [r["token_perplexity"] for r in rows], color=colors)
     right.bar_label(bars, labels=[f"{r['token_perplexity']:,.0f}\n{r['tokens_per_char']:.2f} tok/char"
                                   for r in rows], fontsize=7)
     right.set_yscale("log")
+    right.set_ylim(top=max(r["token_perplexity"] for r in rows) * 12)
+    left.set_ylim(top=max(r["bits_per_character_spelled"] for r in rows) * 1.12)
     right.set_ylabel("per-token perplexity (log scale)")
     right.set_title("Per-token perplexity: each bar has its own token", fontsize=9)
     for ax in (left, right):

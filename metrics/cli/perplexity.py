@@ -105,7 +105,7 @@ def register(commands, bench) -> None:
                    help="one fixed discount for every order instead of the counts-of-counts estimates")
     n.add_argument("--limit", type=int, default=None, help="train on the first N sentences only")
     n.set_defaults(func=_ngram, allow_extra=False)
-    g = bench.add_parser("generations", help="seed 003's comparison: character unigram, character and morpheme "
+    g = bench.add_parser("generations", help="model generations in bits/char: character unigram, character and morpheme "
                                              "n-grams and a causal LM on the same held-apart text, in bits/char")
     build_generations_parser(g)
     g.set_defaults(func=_generations, allow_extra=False)

@@ -55,8 +55,37 @@ def run(ctx: DemoContext) -> DemoSection:
     section.lines.append(f"  PLL word-l2r: PPPL {l2r['corpus_perplexity']:.1f}, "
                          f"{l2r['bits_per_character']:.2f} bits/char (masks later pieces of the same word too)")
     section.lines.append("Bits per character compare models with different tokenizers; perplexity does not.")
-    section.results = {"causal": {k: v for k, v in causal.items() if not isinstance(v, list)},
+    section.lines += _generations(ctx, sentences, lm, lm_label, section)
+    section.results |= {"causal": {k: v for k, v in causal.items() if not isinstance(v, list)},
                        "shuffled_lower": lower,
                        "pseudo": {k: v for k, v in pseudo.items() if not isinstance(v, list)},
                        "pseudo_word_l2r": {k: v for k, v in l2r.items() if not isinstance(v, list)}}
     return section
+
+
+def _generations(ctx: DemoContext, sentences: list[str], lm: str, lm_label: str, section: DemoSection) -> list[str]:
+    """The generations comparison, small: n-grams trained on a subset of KorSTS train + KorNLI at the orders the
+    full run chose on its dev split (the card has the full figures: ``kometrics bench generations``)."""
+    try:
+        import kaldingram  # noqa: F401
+        import kenlm  # noqa: F401
+        import kiwipiepy  # noqa: F401
+    except ModuleNotFoundError as e:
+        return [f"n-gram comparison skipped: it needs {e.name} (pip install 'kometrics[ngram]')"]
+    from kometrics.bench.generations import CARD_ORDERS, default_lm, format_table, run
+
+    real = default_lm()
+    n_train = 3000 if ctx.limit is None else min(3000, 100 * ctx.limit)
+    result = run(data_dir=str(ctx.data_dir), out=ctx.cache_dir / "generations", lm=real or lm, train_limit=n_train,
+                 test_limit=len(sentences), char_order=CARD_ORDERS["char"], morpheme_order=CARD_ORDERS["morpheme"],
+                 eojeol_order=CARD_ORDERS["eojeol"], speed_sentences=0)
+    d = result["data"]
+    lines = [f"generations in bits per character: the first {d['test_sentences']} unique KLUE-STS dev sentences; "
+             f"n-grams trained on {d['train_sentences']} KorSTS train + KorNLI sentences (a subset; orders fixed "
+             "at those the full run chose), causal LM: " + (real or lm_label)]
+    lines += format_table(result).splitlines()
+    lines.append("bits/char (text) leave </s> out for every model, as the causal LM does; per-token perplexity "
+                 "changes with the unit and does not compare. Full figures: metric card, "
+                 "'kometrics bench generations'.")
+    section.results["generations"] = result["rows"]
+    return lines

@@ -5,14 +5,14 @@ the set of distinct left neighbours of each n-gram, i.e. the Kneser-Ney continua
 done here, because kaldingram's own estimate is *back-off* Kneser-Ney with one discount per order and no
 ``<unk>`` (SRILM ``-ukndiscount``), and its order-1 file reader keeps only the first word of each line.
 
-The model (Chen & Goodman 1999, "interpolated Kneser-Ney"; lmplz's estimate apart from where its discounts
-come from) for order N, units padded as ``<s> u_1 .. u_n </s>``:
+The model (interpolated Kneser-Ney, and its modified form, of Chen & Goodman 1999) for order N, units padded as
+``<s> u_1 .. u_n </s>``:
 
 - adjusted count a(x) of an n-gram x: its raw count c(x) at the highest order N, or when x starts with
   ``<s>``; otherwise the number of distinct units v with c(v x) > 0;
 - discounts per order m from the counts-of-counts n_r of the adjusted counts of that order, with
   Y = n_1 / (n_1 + 2 n_2): ``kneser-ney`` uses D = Y for every count; ``modified-kneser-ney`` uses
-  D_1 = 1 - 2Y n_2/n_1, D_2 = 2 - 3Y n_3/n_2, D_3+ = 3 - 4Y n_4/n_3 (Chen & Goodman, eq. 26);
+  D_1 = 1 - 2Y n_2/n_1, D_2 = 2 - 3Y n_3/n_2, D_3+ = 3 - 4Y n_4/n_3 (Chen & Goodman);
 - for a history h seen at order m, with S(h) = sum_w a(h w):
   P_m(w | h) = max(a(h w) - D(a(h w)), 0) / S(h) + gamma(h) P_{m-1}(w | h minus its first unit),
   gamma(h) = 1 - sum_w max(a(h w) - D, 0) / S(h); for an unseen history P_m(w | h) = P_{m-1}(w | ...);

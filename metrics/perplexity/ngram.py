@@ -1,8 +1,9 @@
 """Perplexity of n-gram language models (ARPA text or kenlm binary files), scored with kenlm.
 
-Seed 003, section 3.2: an n-gram model estimates P(w_t | w_{t-n+1} .. w_{t-1}) from training counts, smoothed
-for the zero-frequency problem. This module scores texts with such a model and returns the same numbers as
-the causal-LM path (:func:`.scoring.summarize`), so that bits per character compare n-gram and neural models.
+An n-gram model estimates P(w_t | w_{t-n+1} .. w_{t-1}) from training counts, smoothed for the zero-frequency
+problem (Jurafsky & Martin, Speech and Language Processing, ch. 3; Chen & Goodman 1999). This module scores
+texts with such a model and returns the same numbers as the causal-LM path (:func:`.scoring.summarize`), so
+that bits per character compare n-gram and neural models.
 
 What is scored, exactly (also in the metric card and the signature):
 
@@ -352,9 +353,10 @@ def score(predictions: Sequence[str], model_id: str | os.PathLike, ngram_unit: s
     result = ngram_nll(texts, model_id, ngram_unit=ngram_unit, bos=add_start_token, eos=ngram_eos)
     _check_tokenizer(result["metadata"], result["unit"])
     _warn_unknown(result["unknown_units"], result["unk_log10prob"])
-    model = load_ngram_model(result["model_file"])
+    # the metadata's order: kenlm reads a unigram model from a file with an empty 2-gram section
+    order = (result["metadata"] or {}).get("order") or load_ngram_model(result["model_file"]).order
     sig = signature(result["model_file"], result["unit"], result["metadata"], add_start_token, ngram_eos,
-                    result["unk_log10prob"], model.order)
+                    result["unk_log10prob"], order)
     out = summarize(result["nll_sums"], result["token_counts"], texts, signature=sig)
     out["unknown_units"] = result["unknown_units"]
     return out

@@ -248,6 +248,9 @@ def test_metadata_is_required_or_the_unit_given(char_model, tmp_path):
     meta = json.loads(metadata_path(f"{char_model}/model.arpa").read_text(encoding="utf-8"))
     assert meta["unit"] == "char" and meta["order"] == 3 and meta["training_data"]["sentences"] == 30
     assert meta["symbols"] == {"bos": "<s>", "eos": "</s>", "unk": "<unk>", "space": "<sp>"}
+    unigram = tmp_path / "unigram"
+    train_ngram(toy_corpus(), unigram, 1, "char")
+    assert "order:1" in score(["나는"], str(unigram))["signature"]  # not the 2 of its kenlm file
 
 
 def test_bad_input_and_neural_options(char_model):
@@ -325,3 +328,50 @@ def test_cli_trains_and_scores(tmp_path):
     r = score(["나는 학교에 간다"], str(out))
     assert -r["nll_sums"][0] / math.log(10) == pytest.approx(
         want.sentence_log10prob(tokenize("나는 학교에 간다", "char")), rel=1e-6)
+
+
+# ------------------------------------------------------------------------------ the generations comparison
+
+
+def test_generations_hold_the_test_sentences_apart(monkeypatch):
+    import kometrics.datasets_scripts.readers as readers
+    from kometrics.bench.generations import load_texts, split_dev
+
+    monkeypatch.setattr(readers, "read_korsts", lambda split, d=None: [
+        {"sentence1": "가나 다", "sentence2": "라마"}, {"sentence1": " 바사 ", "sentence2": "가나 다"}])
+    monkeypatch.setattr(readers, "read_kornli", lambda d=None: [{"sentence1": "아자", "sentence2": "차카"}])
+    monkeypatch.setattr(readers, "read_klue_sts", lambda d=None: [{"sentence1": "라마", "sentence2": "타파"}])
+    texts = load_texts()
+    assert texts["test"] == ["라마", "타파"]
+    assert texts["train"] == ["가나 다", "바사", "아자", "차카"]  # stripped, duplicates and the test sentence out
+    assert texts["overlap_removed"] == 1 and texts["train_rows"] == 6
+    assert texts["train_pairs"] == [("바사", "가나 다"), ("아자", "차카")]
+    fit, dev = split_dev(texts["train"], 0.25)
+    assert len(dev) == 1 and sorted(fit + dev) == sorted(texts["train"])
+    fit, dev = split_dev(texts["train"], 0.25, pairs=texts["train_pairs"])  # a pair stays on one side
+    assert sorted(dev) in (["가나 다", "바사"], ["아자", "차카"]) and sorted(fit + dev) == sorted(texts["train"])
+
+
+def test_generations_table_small(tmp_path, data_dir, tiny_gpt2):
+    """A small run: the table's bits per character are the metric's, the causal LM's too."""
+    pytest.importorskip("kiwipiepy")
+    from kometrics.bench.generations import format_table, load_texts, run
+
+    result = run(data_dir=str(data_dir), out=tmp_path, lm=tiny_gpt2, train_limit=400, test_limit=12,
+                 char_order=3, morpheme_order=2, eojeol_order=1, speed_sentences=50)
+    rows = {r["model"]: r for r in result["rows"]}
+    assert list(rows) == ["char unigram", "char 3-gram", "morpheme 2-gram", "eojeol 1-gram",
+                          f"causal LM {Path(tiny_gpt2).name}"]
+    test = load_texts(data_dir)["test"][:12]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = score(test, str(tmp_path / "char-3"), ngram_eos=False)
+        assert rows["char 3-gram"]["bits_per_character"] == pytest.approx(r["bits_per_character"], rel=1e-12)
+        assert rows["char 3-gram"]["tokens"] == sum(r["char_counts"])  # char units without </s>: one per char
+        r = score(test, tiny_gpt2)
+    assert rows[f"causal LM {Path(tiny_gpt2).name}"]["bits_per_character"] == pytest.approx(
+        r["bits_per_character"], rel=1e-6)
+    assert result["speed"]["sentences"] == 50 and result["speed"]["max_relative_gap"] < 1e-5
+    table = format_table(result)
+    assert all(name in table for name in rows)
+    assert (tmp_path / "generations.json").is_file()
