@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("kenlm")
-pytest.importorskip("kaldingram")
+from tests.conftest import require_module
+
+require_module("kenlm", "pip install 'kometrics[ngram]' (kenlm builds from its sdist: C++ compiler and cmake)")
+require_module("kaldingram", "pip install 'kometrics[ngram]'")
 
 from kometrics.models.ngram import arpa_log10prob, count_ngrams, estimate, read_arpa, train_ngram  # noqa: E402
 from kometrics.perplexity import score  # noqa: E402
@@ -272,7 +274,7 @@ def test_units():
     # NFC: conjoining jamo become one syllable, one unit, as in bits per character
     assert tokenize(unicodedata.normalize("NFD", "한국"), "char") == ["한", "국"]
     assert tokenize("<s> 나 \\x <unk>", "eojeol") == ["\\<s>", "나", "\\\\x", "\\<unk>"]
-    pytest.importorskip("kiwipiepy")
+    require_module("kiwipiepy", "pip install 'kometrics[ngram]'")
     units = tokenize("오늘은 날씨가  맑다.", "morpheme")
     assert units == ["오늘/NNG", "은/JX", SPACE, "날씨/NNG", "가/JKS", SPACE, "맑/VA", "다/EF", "./SF"]
 
@@ -283,7 +285,7 @@ def test_eojeol_and_morpheme_models(tmp_path):
     with pytest.warns(UserWarning, match="1 unknown unit"):
         r = score(["나는 고양이를 간다"], str(tmp_path / "eojeol"))
     assert r["token_counts"] == [3 + 1] and r["unknown_units"] == [1]
-    pytest.importorskip("kiwipiepy")
+    require_module("kiwipiepy", "pip install 'kometrics[ngram]'")
     meta = train_ngram(corpus, tmp_path / "morph", 2, "morpheme", smoothing="kneser-ney")
     assert meta["tokenizer"]["name"] == "kiwipiepy" and meta["tokenizer"]["version"]
     r = score(["우리는 밥을 먹는다"], str(tmp_path / "morph"))
@@ -354,7 +356,7 @@ def test_generations_hold_the_test_sentences_apart(monkeypatch):
 
 def test_generations_table_small(tmp_path, data_dir, tiny_gpt2):
     """A small run: the table's bits per character are the metric's, the causal LM's too."""
-    pytest.importorskip("kiwipiepy")
+    require_module("kiwipiepy", "pip install 'kometrics[ngram]'")
     from kometrics.bench.generations import format_table, load_texts, run
 
     result = run(data_dir=str(data_dir), out=tmp_path, lm=tiny_gpt2, train_limit=400, test_limit=12,
