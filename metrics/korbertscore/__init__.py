@@ -1,8 +1,8 @@
 """KorBERTScore: BERTScore for Korean (exact to bert_score 0.3.13), with layer sweeps, baselines and plots.
 
-Library API::
+Library API:
 
-    from kometrics.korbertscore import score, score_layers, similarity_matrix, plot_alignment
+>>> from kometrics.korbertscore import score, score_layers, similarity_matrix, plot_alignment
 """
 
 from .embedding import (

@@ -1,10 +1,10 @@
 """Perplexity of causal LMs and pseudo-perplexity of masked LMs, with bits per character/byte.
 
-Library API (the evaluate module ``metrics/perplexity`` calls the same ``score``)::
+Library API (the evaluate module ``metrics/perplexity`` calls the same ``score``):
 
-    from kometrics.perplexity import score, token_surprisals
-    score(["한국어 문장입니다."], "skt/kogpt2-base-v2")["bits_per_character"]
-    token_surprisals("한국어 문장입니다.", "skt/kogpt2-base-v2")   # [(piece, bits), ...]
+>>> from kometrics.perplexity import score, token_surprisals
+>>> score(["한국어 문장입니다."], "skt/kogpt2-base-v2")["bits_per_character"]  # doctest: +SKIP
+>>> token_surprisals("한국어 문장입니다.", "skt/kogpt2-base-v2")  # [(piece, bits), ...]  # doctest: +SKIP
 """
 
 from .api import score, signature, token_surprisals

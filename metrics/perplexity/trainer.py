@@ -1,10 +1,10 @@
 """``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer``: score a generation model's outputs with a fixed
 reference LM (the model under training is not the judge).
 
-    from kometrics.perplexity.trainer import make_compute_metrics
-    trainer = Seq2SeqTrainer(..., args=Seq2SeqTrainingArguments(..., predict_with_generate=True),
-                             compute_metrics=make_compute_metrics(tokenizer, "skt/kogpt2-base-v2"))
-    trainer.evaluate()  # eval_perplexity, eval_corpus_perplexity, eval_bits_per_character, ...
+>>> from kometrics.perplexity.trainer import make_compute_metrics
+>>> trainer = Seq2SeqTrainer(..., args=Seq2SeqTrainingArguments(..., predict_with_generate=True),
+...                          compute_metrics=make_compute_metrics(tokenizer, "skt/kogpt2-base-v2"))  # doctest: +SKIP
+>>> trainer.evaluate()  # eval_perplexity, eval_corpus_perplexity, eval_bits_per_character, ...  # doctest: +SKIP
 
 With ``predict_with_generate`` the predictions are generated token ids; with a plain ``Trainer`` they are
 logits (batch, length, vocab), turned into ids by argmax (teacher-forced greedy reading; pass
