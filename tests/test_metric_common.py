@@ -1,4 +1,4 @@
-"""The checks every metric folder must pass (DEVELOPERS.md, issue 2).
+"""The checks every metric folder must pass (each ships alone as a Space).
 
 - the folder alone, copied elsewhere, loads with ``evaluate.load`` offline (it is self-contained);
 - its docstring examples run as doctests (at least two), as evaluate's own module test runs them;

@@ -42,7 +42,6 @@ __all__ = [
 
 #: NLI label ids (the KLUE-NLI order): entailment 0, neutral 1, contradiction 2.
 LABELS = {"entailment": 0, "neutral": 1, "contradiction": 2}
-CONFIGS = ("all", "var", "validated")
 
 
 def _label(value: Any, where: str) -> int:

@@ -1,6 +1,6 @@
 """Human ratings of paraphrase pairs: per-rater standard scores and inter-rater agreement.
 
-The seed paper (000, section 3.2) converts each rater's scores to standard scores "to remove each rater's
+The Korean BERTScore paper (Hyeon & Choi 2019, section 3.2) converts each rater's scores to standard scores "to remove each rater's
 bias" and reports Cohen's kappa between its two raters (0.4922). Here:
 
 - :func:`rater_z_scores`: ``z = (x - mean_r) / sd_r`` with the mean and standard deviation of rater ``r`` over

@@ -8,8 +8,6 @@ from collections import Counter
 
 from kometrics.demo import DemoContext, DemoSection
 
-LABEL_NAMES = ("entailment", "neutral", "contradiction")
-
 
 def noisy_oracle(rows: list[dict], p_seed: float = 0.9, p_variant: float = 0.8, seed: int = 0) -> list[int]:
     """A deterministic baseline that is NOT a model: the gold label with probability ``p_seed`` on seed rows

@@ -13,7 +13,6 @@ warning, or rejected, as the caller asks.
 from __future__ import annotations
 
 import contextlib
-import re
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -39,7 +38,7 @@ __all__ = [
 #: Default Hub model (Korean BERT-base from the KLUE benchmark). Untested here: the Hub is unreachable offline.
 DEFAULT_MODEL = "klue/bert-base"
 
-#: Default layer per model. Sources: "paper" = the seed paper's 8 of 12 (best for ETRI KorBERT, Table 3),
+#: Default layer per model. Sources: "paper" = Hyeon & Choi (2019)'s 8 of 12 (best for ETRI KorBERT, Table 3),
 #: transferred by depth and NOT measured on that model; "bert_score" = bert_score 0.3.13's table, tuned on
 #: English WMT16. Run ``kometrics korbertscore layers`` to measure a model on KLUE-STS / KorSTS.
 KNOWN_LAYERS: dict[str, tuple[int, str]] = {
@@ -215,8 +214,6 @@ def default_num_layers(model_type: str, depth: int) -> int:
     return layer
 
 
-_SPACES = re.compile(r"\s+")
-
 
 def tokenize(encoder: Encoder, sentences: Sequence[str]) -> list[list[int]]:
     """Word-piece ids of each stripped sentence, without special tokens and without truncation."""
@@ -269,17 +266,9 @@ def _windows(n: int, size: int) -> list[int]:
     return starts
 
 
-#: Cut batches where the length changes (once a batch holds a quarter of batch_size), so most batches need no
-#: padding at all; set False for plain consecutive batches of batch_size.
-SAME_LENGTH_BATCHES = True
-
-
 def _batches(lengths: np.ndarray, order: np.ndarray, batch_size: int) -> Iterator[np.ndarray]:
-    """Batches of unit indices in ``order`` (longest first), at most ``batch_size`` each."""
-    if not SAME_LENGTH_BATCHES:
-        for b in range(0, len(order), batch_size):
-            yield order[b:b + batch_size]
-        return
+    """Batches of unit indices in ``order`` (longest first), at most ``batch_size`` each, cut where the length
+    changes once a batch holds a quarter of ``batch_size``, so most batches need no padding at all."""
     start = 0
     sorted_len = lengths[order]
     min_fill = max(1, batch_size // 4)
@@ -294,13 +283,13 @@ def _batches(lengths: np.ndarray, order: np.ndarray, batch_size: int) -> Iterato
 
 
 def embed(encoder: Encoder, content: Sequence[Sequence[int]], layers: Sequence[int], batch_size: int = 64,
-          long_text: str = "window", max_length: int | None = None, names: Sequence[str] | None = None,
-          forward: Any = None) -> Embedded:
+          long_text: str = "window", max_length: int | None = None, names: Sequence[str] | None = None
+          ) -> Embedded:
     """Embed sentences given as word-piece ids (no special tokens) at ``layers``.
 
     Each sentence becomes ``prefix + pieces + suffix``. Pieces beyond ``max_length`` (default: the model's
     limit) are handled by ``long_text``: ``"window"`` (overlapping windows), ``"truncate"`` (warning) or
-    ``"error"`` (``ValueError`` naming ``names[i]``). ``forward(fn)`` may wrap each model call (timing).
+    ``"error"`` (``ValueError`` naming ``names[i]``).
     """
     limit = encoder.max_length if max_length is None else int(max_length)
     n_pre, n_suf = len(encoder.prefix), len(encoder.suffix)
@@ -353,15 +342,12 @@ def embed(encoder: Encoder, content: Sequence[Sequence[int]], layers: Sequence[i
             mask_np[rows, cols] = 1
             ids, mask = torch.from_numpy(ids_np).to(dev), torch.from_numpy(mask_np).to(dev)
 
-            def call(ids=ids, mask=mask):
-                if single and encoder._layers_owner is not None:  # blocks cut to `top`: last state is it
-                    return model(input_ids=ids, attention_mask=mask).last_hidden_state
+            if single and encoder._layers_owner is not None:  # blocks cut to `top`: the last state is it
+                hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state
+            else:
                 out = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
-                if single:
-                    return out.hidden_states[layers[0]]
-                return torch.stack([out.hidden_states[layer] for layer in layers], dim=2)
-
-            hidden = forward(call) if forward is not None else call()
+                hidden = out.hidden_states[layers[0]] if single else \
+                    torch.stack([out.hidden_states[layer] for layer in layers], dim=2)
             hidden = hidden[mask.bool()].float()  # real tokens only, unit after unit
             chunks.append(hidden / hidden.norm(dim=-1, keepdim=True))
             unit_start[chunk] = cursor + starts

@@ -260,10 +260,7 @@ def _hashcode(model_type: str, layer: int, idf: Any, rescaled: bool, custom_base
 
 
 def _default_baseline(model_type: str, lang: str) -> str | None:
-    """A baseline file shipped beside this module (``baselines/<lang>/<model>.tsv``), or bert_score's."""
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "baselines", lang, f"{model_type}.tsv")
-    if os.path.isfile(here):
-        return here
+    """bert_score's baseline file of ``model_type`` (``rescale_baseline/<lang>/<model>.tsv``), if installed."""
     try:
         import bert_score
     except ImportError:

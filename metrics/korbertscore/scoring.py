@@ -1,4 +1,4 @@
-"""The math of (Korean) BERTScore as small pure functions, in the seed paper's notation.
+"""The math of (Korean) BERTScore as small pure functions, in the notation of Hyeon & Choi (2019).
 
 A reference ``x = <x_1..x_n>`` and a candidate ``x̂ = <x̂_1..x̂_m>`` are word-piece sequences with contextual
 embeddings; embeddings here are already L2-normalised, so ``x_i · x̂_j`` is their cosine similarity.

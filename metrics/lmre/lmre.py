@@ -9,6 +9,10 @@ from .formats import parse_annotation
 from .lookup import load_references, references_for
 from .scoring import DEFAULT_THETA, explain, score
 
+# evaluate.load copies only the siblings this file imports itself (scoring needs formats): no trailing
+# comment on those import lines, evaluate would read it as a download URL.
+__all__ = ["Lmre", "explain", "parse_annotation"]
+
 _CITATION = """\
 @inproceedings{lmre2025,
   title     = {{LLM}-Based Multi-Reference Evaluation for Efficient and Robust Assessment of Phrase Break
@@ -123,7 +127,3 @@ class Lmre(evaluate.Metric):
                 break_types: str = "binary") -> dict:
         """Per-reference scores and the boundaries that differ, for one prediction (used by the Space)."""
         return explain(prediction, references, similarity, theta, break_types)
-
-    def parse(self, annotation: str):
-        """The words and boundary codes of an annotation string (raises with the position if malformed)."""
-        return parse_annotation(annotation)

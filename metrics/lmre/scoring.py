@@ -1,6 +1,6 @@
 """LMRE scoring: a hypothesis annotation against a set of references, vectorised with numpy.
 
-Notation (the seed's): an utterance ``W`` of ``n`` words, a hypothesis annotation ``B_h`` and the reference
+Notation (the LMRE paper's, Interspeech 2025): an utterance ``W`` of ``n`` words, a hypothesis annotation ``B_h`` and the reference
 set ``R(W) = {B_r^(1), ..., B_r^(k)}``. An annotation is the set of its boundary positions
 ``{i : boundary after w_i, 1 <= i <= n-1}`` (``break_types="binary"``), or of ``(i, type)`` pairs with type
 AP or IP (``break_types="typed"``). The utterance-final position is never scored (see ``formats``).

@@ -93,9 +93,6 @@ Example 3: bad input is refused with the argument and the row named.
     TypeError: predictions[1] is 1.5 (float): labels must be integer class ids [...]
 """
 
-_OPTIONAL = ("is_seed", "word_classes")
-
-
 def _fill_optional(n: int, kwargs: dict[str, Any]) -> dict[str, Any]:
     """Stand-ins for optional inputs that were not given: None flags (= no seed rows given), '' classes."""
     out = dict(kwargs)

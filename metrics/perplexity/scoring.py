@@ -1,6 +1,6 @@
 """The arithmetic of perplexity: from summed negative log-likelihoods to the numbers users read.
 
-Notation of the method summary (seed 003): a model :math:`P_\\theta` scores tokens :math:`w_1..w_N`;
+Notation (Jurafsky & Martin, *Speech and Language Processing*, ch. 3): a model :math:`P_\\theta` scores tokens :math:`w_1..w_N`;
 the per-token cross-entropy in bits is
 
     H = -1/N * sum_t log2 P(w_t | w_<t)        and        PPL = 2^H = exp(NLL / N)
@@ -8,7 +8,7 @@ the per-token cross-entropy in bits is
 where NLL = -sum_t ln P(w_t | w_<t) is the summed negative log-likelihood in nats. Every function here
 takes NLL sums (nats) and unit counts; nothing here touches a model. Perplexity compares models only under
 the same tokenizer; bits per character / byte divide the same NLL by a tokenizer-free count, which is what
-makes models with different vocabularies comparable (seed 003, section 4.2).
+makes models with different vocabularies comparable.
 """
 
 from __future__ import annotations

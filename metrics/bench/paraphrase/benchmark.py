@@ -1,4 +1,4 @@
-"""The paper's experiment (seed 000, section 3) on public data: how well do sentence similarity metrics agree
+"""The Korean BERTScore paper's experiment (Hyeon & Choi 2019, section 3) on public data: how well do sentence similarity metrics agree
 with human judgements of graded paraphrase pairs?
 
 For every pair the benchmark computes BLEU, GLEU, TER, chrF (:mod:`.ngram`) and korbertscore P/R/F1 at every
