@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from .model_setup import max_positions, resolve_device, resolve_dtype, special_template
+
 __all__ = [
     "DEFAULT_MODEL",
     "KNOWN_LAYERS",
@@ -61,11 +63,6 @@ KNOWN_LAYERS: dict[str, tuple[int, str]] = {
     "microsoft/mdeberta-v3-base": (10, "bert_score"),
 }
 
-# Model types whose position ids start after the padding index (RoBERTa family): two positions are lost.
-_OFFSET_POSITIONS = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer", "data2vec-text",
-                     "xmod", "roberta-prelayernorm"}
-_SENTINEL = 10**6
-
 
 @dataclass
 class Encoder:
@@ -95,24 +92,6 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-def _resolve_device(device: str | torch.device | None) -> torch.device:
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
-
-
-def _resolve_dtype(dtype: str | torch.dtype | None) -> torch.dtype:
-    if dtype is None:
-        return torch.float32
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    names = {"float32": torch.float32, "fp32": torch.float32, "float16": torch.float16, "fp16": torch.float16,
-             "half": torch.float16, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16}
-    if dtype not in names:
-        raise ValueError(f"dtype must be one of {sorted(names)} or a torch.dtype, got {dtype!r}")
-    return names[dtype]
-
-
 def _block_list(model: Any) -> tuple[Any, str] | tuple[None, None]:
     """The module holding the encoder's list of blocks and the attribute name (BERT, RoBERTa, ELECTRA,
     DistilBERT, T5/BART encoders, XLNet)."""
@@ -126,22 +105,11 @@ def _block_list(model: Any) -> tuple[Any, str] | tuple[None, None]:
     return None, None
 
 
-def _special_template(tokenizer: Any) -> tuple[list[int], list[int]]:
-    """Special ids the tokenizer adds before and after a single text (``[CLS]`` / ``[SEP]`` for BERT)."""
-    probe = "가 나"
-    with_sp = tokenizer(probe, add_special_tokens=True, verbose=False)["input_ids"]
-    without = tokenizer(probe, add_special_tokens=False, verbose=False)["input_ids"]
-    for k in range(len(with_sp) - len(without) + 1):
-        if with_sp[k:k + len(without)] == without:
-            return list(with_sp[:k]), list(with_sp[k + len(without):])
-    return [], []
-
-
 def load_encoder(model_type: str, device: str | torch.device | None = None,
                  dtype: str | torch.dtype | None = None) -> Encoder:
     """Load ``model_type`` (Hub id or local folder) once per (model, device, dtype) and reuse it."""
-    dev = _resolve_device(device)
-    dt = _resolve_dtype(dtype)
+    dev = resolve_device(device)
+    dt = resolve_dtype(dtype)
     key = (str(model_type), str(dev), str(dt))
     if key in _CACHE:
         return _CACHE[key]
@@ -163,14 +131,8 @@ def load_encoder(model_type: str, device: str | torch.device | None = None,
     config = model.config
     owner, attr = _block_list(model)
     depth = len(getattr(owner, attr)) if owner is not None else int(config.num_hidden_layers)
-    positions = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
-    limit = tokenizer.model_max_length if tokenizer.model_max_length < _SENTINEL else None
-    if positions:
-        cap = positions - (2 if getattr(config, "model_type", "") in _OFFSET_POSITIONS else 0)
-        limit = cap if limit is None else min(limit, cap)
-    if limit is None:
-        limit = 512
-    prefix, suffix = _special_template(tokenizer)
+    limit = max_positions(config, tokenizer) or 512
+    prefix, suffix = special_template(tokenizer)
     zero = {i for i in (tokenizer.cls_token_id, tokenizer.sep_token_id) if i is not None}
     pad = tokenizer.pad_token_id
     if pad is None:

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from .embedding import DEFAULT_MODEL, Embedded, Encoder, default_num_layers, embed, load_encoder, tokenize
+from .model_setup import dtype_name
 from .scoring import f1, greedy_match, idf_weights, max_over_references, read_baseline, rescale, weight_table
 
 __all__ = ["score", "score_layers", "similarity_matrix", "validate_inputs", "VERSION", "LONG_TEXT"]
@@ -254,8 +255,8 @@ def _hashcode(model_type: str, layer: int, idf: Any, rescaled: bool, custom_base
         msg += "_no-special"
     if long_text != "window":
         msg += f"_long-{long_text}"
-    if dtype not in (None, "float32", torch.float32):
-        msg += f"_{str(dtype).replace('torch.', '')}"
+    if dtype_name(dtype) != "float32":
+        msg += f"_{dtype_name(dtype)}"
     return msg
 
 

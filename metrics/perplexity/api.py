@@ -10,7 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .modeling import causal_nll, context_length, load_model, pseudo_nll, resolve_dtype, start_token_id
+from .model_setup import dtype_name
+from .modeling import causal_nll, context_length, load_model, pseudo_nll, start_token_id
 from .ngram import is_ngram_model, unit_surprisals
 from .ngram import score as ngram_score
 from .scoring import LN2, summarize, validate_predictions
@@ -32,7 +33,7 @@ def signature(model_id: str, mode: str, model: Any, tokenizer: Any, add_start_to
               max_length: int | None, stride: int | None, dtype: Any, pll_variant: str) -> str:
     """A string that says how the numbers were made (the sacrebleu habit)."""
     window = int(max_length) if max_length is not None else context_length(model, tokenizer)
-    parts = [f"mode:{mode}", f"model:{model_id}", f"dtype:{str(resolve_dtype(dtype)).replace('torch.', '')}",
+    parts = [f"mode:{mode}", f"model:{model_id}", f"dtype:{dtype_name(dtype)}",
              f"window:{window}"]
     if mode == "causal":
         start = start_token_id(model, tokenizer) if add_start_token else None

@@ -23,6 +23,8 @@ from typing import Any
 
 import torch
 
+from .model_setup import max_positions, resolve_device, resolve_dtype, special_template
+
 __all__ = [
     "TextScore",
     "load_model",
@@ -53,31 +55,6 @@ class TextScore:
     offsets: list[tuple[int, int] | None] = field(default_factory=list)
 
 
-def resolve_device(device: str | torch.device | None) -> torch.device:
-    """``None``: CUDA if available, else CPU. ``"gpu"`` is an alias of ``"cuda"`` (as in evaluate)."""
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if isinstance(device, str) and device == "gpu":
-        device = "cuda"
-    return torch.device(device)
-
-
-_DTYPES = {"float32": torch.float32, "fp32": torch.float32, "float16": torch.float16, "fp16": torch.float16,
-           "half": torch.float16, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
-           "float64": torch.float64}
-
-
-def resolve_dtype(dtype: str | torch.dtype | None) -> torch.dtype:
-    """``None`` means float32 (reproducible scores); strings such as ``"bfloat16"`` are accepted."""
-    if dtype is None:
-        return torch.float32
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if isinstance(dtype, str) and dtype.replace("torch.", "") in _DTYPES:
-        return _DTYPES[dtype.replace("torch.", "")]
-    raise ValueError(f"dtype must be one of {sorted(_DTYPES)} or a torch.dtype, got {dtype!r}")
-
-
 def load_model(model_id: str, kind: str = "causal", device: str | torch.device | None = None,
                dtype: str | torch.dtype | None = None) -> tuple[Any, Any]:
     """``(model, tokenizer)`` for ``model_id`` (Hub id or local path), loaded once per
@@ -106,18 +83,9 @@ def clear_model_cache() -> None:
 def context_length(model: Any, tokenizer: Any | None = None) -> int:
     """The number of positions the model can attend to (GPT-2's ``n_positions``, BERT's
     ``max_position_embeddings`` ...), bounded by the tokenizer's ``model_max_length`` when that is set."""
-    cfg = model.config
-    candidates = [getattr(cfg, name, None) for name in ("n_positions", "max_position_embeddings", "n_ctx",
-                                                         "max_sequence_length", "seq_length")]
-    lengths = [int(c) for c in candidates if isinstance(c, int) and c > 0]
-    tok_max = getattr(tokenizer, "model_max_length", None)
-    if isinstance(tok_max, int) and 0 < tok_max < 1_000_000:
-        lengths.append(tok_max)
-    if not lengths:
+    n = max_positions(model.config, tokenizer)
+    if n is None:
         raise ValueError("cannot tell the model's context length from its config; pass max_length")
-    n = min(lengths)
-    if getattr(cfg, "model_type", "") in ("roberta", "xlm-roberta", "camembert") and n == cfg.max_position_embeddings:
-        n -= 2  # RoBERTa-style position ids start after the padding index
     return n
 
 
@@ -340,18 +308,6 @@ def causal_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
         for i, (ids, offs) in token_info.items():
             scores[i].token_ids, scores[i].offsets = ids, offs
     return scores
-
-
-def special_template(tokenizer: Any) -> tuple[list[int], list[int]]:
-    """The special ids the tokenizer puts before and after a single text (BERT: ``[CLS]`` and ``[SEP]``),
-    found by encoding a probe with and without special tokens."""
-    probe = "a"
-    bare = list(tokenizer(probe, add_special_tokens=False)["input_ids"])
-    full = list(tokenizer(probe, add_special_tokens=True)["input_ids"])
-    for k in range(len(full) - len(bare) + 1):
-        if full[k:k + len(bare)] == bare:
-            return full[:k], full[k + len(bare):]
-    raise ValueError("cannot tell where the tokenizer puts its special tokens")
 
 
 def pseudo_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: int = 16,

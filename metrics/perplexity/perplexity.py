@@ -6,6 +6,7 @@ import datasets
 import evaluate
 
 from .api import score, token_surprisals
+from .model_setup import resolve_device, resolve_dtype
 from .modeling import causal_nll
 from .ngram import is_ngram_model
 from .scoring import summarize, validate_predictions
@@ -167,4 +168,5 @@ class Perplexity(evaluate.Metric):
                      ngram_eos=ngram_eos)
 
 
-__all__ = ["Perplexity", "causal_nll", "is_ngram_model", "score", "summarize", "token_surprisals", "validate_predictions"]
+__all__ = ["Perplexity", "causal_nll", "is_ngram_model", "resolve_device", "resolve_dtype", "score", "summarize",
+           "token_surprisals", "validate_predictions"]
