@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kometrics.cli.io import read_jsonl
+
 from .mere import MereOptions, Seed, generate_variants
 
 __all__ = [
@@ -61,7 +63,7 @@ def _label(value: Any, where: str) -> int:
 
 def _read_table(path: Path) -> list[dict]:
     if path.suffix == ".jsonl":
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return read_jsonl(path)
     if path.suffix == ".json":
         data = json.loads(path.read_text(encoding="utf-8"))
         return data if isinstance(data, list) else data["data"]
@@ -159,10 +161,6 @@ def sample_variants(rows: Sequence[dict[str, Any]], k: int, sample_seed: int = 0
             idx = random.Random(f"{sample_seed}:{sid}").sample(sorted(idx, key=lambda i: rows[i]["variant_id"]), k)
         keep.update(idx)
     return [row for i, row in enumerate(rows) if row["is_seed"] or i in keep]
-
-
-def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:

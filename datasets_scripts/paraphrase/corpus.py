@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from kometrics.cli.io import read_jsonl
+
 from .ratings import agreement, human_scores, rater_statistics, rater_z_scores
 
 __all__ = [
@@ -307,9 +309,7 @@ def load_corpus(path: str | os.PathLike) -> Corpus:
     if len(files) != 1 or not files[0].is_file():
         raise FileNotFoundError(f"{folder} is not a paraphrase corpus folder (expected one pairs-*.jsonl named "
                                 "by corpus.json); build one with `kometrics paraphrase build`")
-    with open(files[0], encoding="utf-8") as f:
-        records = [json.loads(line) for line in f if line.strip()]
-    return Corpus(name=meta.get("name", folder.name), records=records, meta=meta)
+    return Corpus(name=meta.get("name", folder.name), records=read_jsonl(files[0]), meta=meta)
 
 
 def read_rating_file(path: str | os.PathLike, delimiter: str | None = None) -> list[Pair]:

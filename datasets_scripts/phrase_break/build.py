@@ -21,6 +21,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kometrics.cli.io import iter_jsonl
+
 from ..readers import DPSentence, read_klue_dp
 from .strategies import STRATEGIES, length_bucket
 
@@ -141,13 +143,10 @@ def build_corpus(out_dir: str | os.PathLike, data_dir: str | os.PathLike | None 
 def read_human_scores(path: str | os.PathLike) -> dict[str, float]:
     """``{annotation id: score}`` from a jsonl file of ``{"id": ..., "human_score": ...}`` rows."""
     out = {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                rec = json.loads(line)
-                if "id" not in rec or "human_score" not in rec:
-                    raise ValueError(f"{path}:{n}: a row needs 'id' and 'human_score'")
-                out[str(rec["id"])] = float(rec["human_score"])
+    for n, rec in iter_jsonl(path, objects=True):
+        if "id" not in rec or "human_score" not in rec:
+            raise ValueError(f"{path}:{n}: a row needs 'id' and 'human_score'")
+        out[str(rec["id"])] = float(rec["human_score"])
     return out
 
 

@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kometrics.cli.io import iter_jsonl
 from kometrics.lmre.formats import AnnotationError, canonicalize, parse_annotation
 from kometrics.lmre.lookup import REFERENCES_FILE
 
@@ -244,19 +245,10 @@ def _as_backend(llm: Any) -> Any:
 
 def _read_lines(path: str | os.PathLike) -> list[tuple[int, Any]]:
     path = Path(path)
-    out = []
+    if path.suffix == ".jsonl":
+        return list(iter_jsonl(path))
     with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            if path.suffix == ".jsonl":
-                try:
-                    out.append((n, json.loads(line)))
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
-            else:
-                out.append((n, line.strip()))
-    return out
+        return [(n, line.strip()) for n, line in enumerate(f, 1) if line.strip()]
 
 
 def read_utterances(path: str | os.PathLike) -> list[Utterance]:

@@ -10,12 +10,12 @@ flips a few boundaries at random (``noise``), and now and then answers with a wo
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from kometrics.cli.io import read_jsonl
 from kometrics.lmre.formats import Annotation, format_annotation, parse_annotation
 
 __all__ = ["StandInLLM", "DEFAULT_WEIGHTS"]
@@ -39,11 +39,8 @@ class StandInLLM:
     def from_corpus(cls, folder: str | os.PathLike, **kwargs) -> StandInLLM:
         """Candidates from ``annotations.jsonl`` of a corpus built by ``phrase_break.build``."""
         cands: dict[str, list[tuple[str, str]]] = {}
-        with open(Path(folder) / "annotations.jsonl", encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    rec = json.loads(line)
-                    cands.setdefault(" ".join(rec["words"]), []).append((rec["strategy"], rec["annotation"]))
+        for rec in read_jsonl(Path(folder) / "annotations.jsonl"):
+            cands.setdefault(" ".join(rec["words"]), []).append((rec["strategy"], rec["annotation"]))
         return cls(cands, **kwargs)
 
     def _annotate(self, text: str, rng: random.Random) -> str:

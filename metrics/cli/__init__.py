@@ -3,22 +3,22 @@
 ``kometrics score <metric> --predictions FILE [--references FILE] [--input NAME=FILE] [--option value ...]``
 works for every metric folder: it loads the folder with ``evaluate.load`` and prints the result as JSON.
 ``kometrics demo`` runs every metric on real Korean data. Metric packages add their own sub-commands
-(``kometrics merge generate``, ``kometrics lmre build``, ``kometrics bench ...``) through a ``cli.py`` module
-with ``register(commands, bench)``, found here by name.
+(``kometrics merge generate``, ``kometrics lmre build``, ``kometrics bench ...``) through a module
+``kometrics.cli.<name>`` with ``register(commands, bench)``, found here by name. Files are read and results
+written by :mod:`kometrics.cli.io`.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from kometrics import METRICS
+from kometrics.cli.io import coerce, jsonable, read_column
 
 __all__ = ["main", "read_column", "metric_folder", "load_metric"]
 
@@ -37,77 +37,6 @@ def load_metric(name: str, **kwargs: Any):
     import evaluate
 
     return evaluate.load(str(metric_folder(name)), **kwargs)
-
-
-def _coerce(value: Any, feature: Any, where: str) -> Any:
-    from datasets import Sequence, Value
-
-    if isinstance(feature, (Sequence, list)):
-        inner = feature.feature if isinstance(feature, Sequence) else feature[0]
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list):
-            raise SystemExit(f"{where}: expected a list, got {value!r}")
-        return [_coerce(v, inner, where) for v in value]
-    if isinstance(feature, Value):
-        dtype = feature.dtype
-        if dtype.startswith("float"):
-            try:
-                out = float(value)
-            except (TypeError, ValueError):
-                raise SystemExit(f"{where}: {value!r} is not a number") from None
-            return out
-        if dtype.startswith("int"):
-            try:
-                return int(value)
-            except (TypeError, ValueError):
-                raise SystemExit(f"{where}: {value!r} is not an integer") from None
-        if dtype == "bool":
-            if isinstance(value, str):
-                if value.lower() in ("1", "true", "yes"):
-                    return True
-                if value.lower() in ("0", "false", "no"):
-                    return False
-                raise SystemExit(f"{where}: {value!r} is not a boolean")
-            return bool(value)
-        if dtype == "string":
-            return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return value
-
-
-def read_column(path: str | Path, name: str) -> list[Any]:
-    """Read one input column from a file.
-
-    - ``.jsonl``: one JSON value per line; a line that is an object gives its ``name`` key (or the
-      singular, e.g. ``prediction`` for ``predictions``).
-    - ``.tsv``: one row per item; a row with several cells is a list (several references).
-    - anything else: plain text, one item per line (blank lines are kept as empty strings).
-    """
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if path.suffix == ".jsonl":
-        out = []
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SystemExit(f"{path}:{i + 1}: not valid JSON ({e.msg})") from None
-            if isinstance(value, dict):
-                for key in (name, name.rstrip("s"), "text"):
-                    if key in value:
-                        value = value[key]
-                        break
-                else:
-                    raise SystemExit(f"{path}:{i + 1}: object has no {name!r} key")
-            out.append(value)
-        return out
-    if path.suffix == ".tsv":
-        rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
-        return [row if len(row) > 1 else (row[0] if row else "") for row in rows]
-    return lines
 
 
 def _parse_options(extra: list[str]) -> dict[str, Any]:
@@ -134,24 +63,6 @@ def _parse_options(extra: list[str]) -> dict[str, Any]:
     return opts
 
 
-def _jsonable(obj: Any) -> Any:
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        np = None
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if np is not None and isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if np is not None and isinstance(obj, np.generic):
-        return _jsonable(obj.item())
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None if math.isnan(obj) else obj
-    return obj
-
-
 def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
     metric = load_metric(args.metric)
     features = metric.features
@@ -171,10 +82,10 @@ def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
                       schemas[0])
         if name not in schema:
             raise SystemExit(f"{args.metric} takes no input {name!r}; it takes {', '.join(schema)}")
-        inputs[name] = [_coerce(v, schema[name], f"{name}[{i}]") for i, v in enumerate(inputs[name])]
+        inputs[name] = [coerce(v, schema[name], f"{name}[{i}]") for i, v in enumerate(inputs[name])]
     options = _parse_options(extra)
     result = metric.compute(**inputs, **options)
-    json.dump(_jsonable(result), sys.stdout, ensure_ascii=False, indent=2 if args.pretty else None,
+    json.dump(jsonable(result), sys.stdout, ensure_ascii=False, indent=2 if args.pretty else None,
               allow_nan=True)
     sys.stdout.write("\n")
     return 0

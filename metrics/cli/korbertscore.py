@@ -64,7 +64,7 @@ def cmd_stream(args: argparse.Namespace, extra: list[str]) -> int:
                      reference_key=args.reference_key, chunk_size=args.chunk_size, model_type=args.model,
                      num_layers=args.num_layers, idf=idf, batch_size=args.batch_size, device=args.device,
                      rescale_with_baseline=args.baseline is not None, baseline_path=args.baseline,
-                     long_text=args.long_text)
+                     long_text=args.long_text, resume=not args.no_resume)
     print(f"scored {n} new records into {args.output}", file=sys.stderr)
     return 0
 
@@ -119,6 +119,7 @@ def register(commands, bench) -> None:
     stream.add_argument("--idf-file", default=None, help="sentences (one a line) to compute idf from")
     stream.add_argument("--baseline", default=None, help="baseline file: rescale with it")
     stream.add_argument("--long-text", default="window", choices=["window", "truncate", "error"])
+    stream.add_argument("--no-resume", action="store_true", help="start over instead of continuing the output")
     stream.set_defaults(func=cmd_stream)
 
     plot = sub.add_parser("plot", help="alignment heatmap of one pair")

@@ -91,7 +91,7 @@ def cmd_corpus(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
-    from kometrics.cli import read_column
+    from kometrics.cli.io import read_column
     from kometrics.lmre.scoring import score
 
     predictions = read_column(args.predictions, "annotation")
@@ -105,7 +105,7 @@ def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_gap(args: argparse.Namespace, extra: list[str]) -> int:
-    from kometrics.cli import read_column
+    from kometrics.cli.io import read_column
     from kometrics.lmre import acceptance_gap, format_gap_table, score
 
     predictions = read_column(args.predictions, "annotation")

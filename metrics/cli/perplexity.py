@@ -9,15 +9,14 @@ import sys
 
 def _stream(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.runners.perplexity import score_jsonl
+    from kometrics.runners.stream import processes
 
     summary = score_jsonl(args.input, args.output, args.model_id, field=args.field, chunk_size=args.chunk_size,
                           resume=not args.no_resume, batch_size=args.batch_size, mode=args.mode,
                           pll_variant=args.pll_variant, max_length=args.max_length, stride=args.stride,
                           device=args.device, dtype=args.dtype, empty=args.empty,
                           add_start_token=not args.no_start_token)
-    from kometrics.runners.perplexity import _state
-
-    if _state().is_main_process:
+    if processes().is_main:
         json.dump(summary, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     return 0

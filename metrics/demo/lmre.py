@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 import warnings
 from collections import defaultdict
 from pathlib import Path
 
+from kometrics.cli.io import read_jsonl
 from kometrics.demo import DemoContext, DemoSection
 
 BUCKETS = ("short", "medium", "long")
@@ -35,7 +35,7 @@ def run(ctx: DemoContext) -> DemoSection:
             info = build_references(read_utterances(corpus / "utterances.jsonl"),
                                     read_pool(corpus / "pool.jsonl"), refs_dir, llm, n_iter=n_iter, concurrency=2)
         lookup = load_references(refs_dir)
-        rows = [json.loads(line) for line in open(corpus / "annotations.jsonl", encoding="utf-8")]
+        rows = read_jsonl(corpus / "annotations.jsonl")
     section.lines += [
         f"corpus: {summary['utterances']} KLUE-DP dev sentences x {len(summary['strategies'])} strategies "
         f"({', '.join(summary['strategies'])}); buckets {summary['length_buckets']}; pool {summary['pool']} "

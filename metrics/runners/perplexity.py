@@ -1,11 +1,9 @@
-"""Scale: score a corpus sharded across processes (``accelerate launch``) and stream jsonl in -> jsonl out.
+"""Perplexity at scale, on the runner of :mod:`.stream`: sharded across the processes of ``accelerate launch``
+in input order, and jsonl in -> jsonl out, resumable.
 
 - :func:`score_sharded`: every rank scores a contiguous shard of the texts; the per-text sums are gathered in
-  input order and every rank returns the same dict as :func:`score` on the whole list.
-- :func:`score_jsonl`: reads a jsonl file lazily, ``chunk_size`` records at a time, writes one jsonl record
-  per input line (index, NLL sum, counts, perplexity), flushes after each chunk, and on a second run resumes
-  after the last complete record (a line cut by a crash is dropped and redone). Under ``accelerate launch``
-  each chunk is split between the ranks and rank 0 writes. Memory: one chunk, whatever the corpus size.
+  input order and every rank returns the same dict as :func:`kometrics.perplexity.score` on the whole list.
+- :func:`score_jsonl`: one output record per input text (index, NLL sum, counts, perplexity), resumable;
   :func:`summarize_jsonl` reads the output back into corpus figures without holding the per-text lists.
 
 Multi-GPU: ``accelerate launch --num_processes 8 -m kometrics.cli perplexity stream --input corpus.jsonl
@@ -14,13 +12,12 @@ Multi-GPU: ``accelerate launch --num_processes 8 -m kometrics.cli perplexity str
 
 from __future__ import annotations
 
-import json
 import math
 import os
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
+from kometrics.cli.io import iter_jsonl
 from kometrics.perplexity.api import signature
 from kometrics.perplexity.modeling import causal_nll, load_model, pseudo_nll
 from kometrics.perplexity.scoring import (
@@ -32,48 +29,30 @@ from kometrics.perplexity.scoring import (
     validate_predictions,
 )
 
-__all__ = ["score_sharded", "score_jsonl", "summarize_jsonl", "iter_jsonl_texts"]
+from .stream import processes, stream_jsonl
+
+__all__ = ["score_sharded", "score_jsonl", "summarize_jsonl"]
 
 
-def _state():
-    """accelerate's process state. Without CUDA, processes started by ``accelerate launch``/``torchrun`` only
-    form a group when told they are CPU processes (gloo backend): say so unless CUDA is there."""
-    import torch
-    from accelerate import PartialState
-
-    cpu = os.environ.get("ACCELERATE_USE_CPU", "").lower() in ("1", "true", "yes") or not torch.cuda.is_available()
-    return PartialState(cpu=cpu)
-
-
-def _scores(texts: list[str], model_id: str, mode: str, device: Any, dtype: Any, on_empty: str,
-            **options: Any) -> list[tuple[float, int]]:
+def _nll_counts(texts: list[str], model_id: str, mode: str, device: Any, dtype: Any, empty: str,
+                options: dict[str, Any]) -> list[tuple[float, int]]:
+    """(NLL sum in nats, scored tokens) of each text, in order."""
+    validate_predictions(texts, empty=empty)
     model, tokenizer = load_model(model_id, "causal" if mode == "causal" else "masked", device, dtype)
-    options = dict(options)
+    on_empty = "nan" if empty == "nan" else "error"
+    common = {"batch_size": options["batch_size"], "max_length": options["max_length"], "on_empty": on_empty}
     if mode == "causal":
-        options.pop("pll_variant", None)
-        out = causal_nll(texts, model, tokenizer, on_empty=on_empty, **options)
+        out = causal_nll(texts, model, tokenizer, add_start_token=options["add_start_token"],
+                         stride=options["stride"], **common)
     else:
-        options.pop("add_start_token", None), options.pop("stride", None), options.pop("padding_side", None)
-        variant = options.pop("pll_variant", "original")
-        out = pseudo_nll(texts, model, tokenizer, variant=variant, on_empty=on_empty, **options)
+        out = pseudo_nll(texts, model, tokenizer, variant=options["pll_variant"], **common)
     return [(s.nll_sum, s.token_count) for s in out]
 
 
-def _shard_scores(texts: list[str], model_id: str, mode: str, device: Any, dtype: Any, on_empty: str,
-                  options: dict[str, Any]) -> list[tuple[float, int]]:
-    """Scores of ``texts`` in order, each rank scoring its contiguous shard (one process: all of it)."""
-    from accelerate.utils import gather_object
-
-    state = _state()
-    n, k = len(texts), state.num_processes
-    bounds = [n * r // k for r in range(k + 1)]
-    lo, hi = bounds[state.process_index], bounds[state.process_index + 1]
-    dev = device if device is not None else (state.device if state.device.type != "mps" else None)
-    mine = _scores(texts[lo:hi], model_id, mode, dev, dtype, on_empty, **options) if hi > lo else []
-    if k == 1:
-        return mine
-    # gather_object concatenates the ranks' lists in rank order: the input order
-    return list(gather_object(mine))
+def _signature(model_id: str, mode: str, device: Any, dtype: Any, options: dict[str, Any]) -> str:
+    model, tokenizer = load_model(model_id, "causal" if mode == "causal" else "masked", device, dtype)
+    return signature(model_id, mode, model, tokenizer, options["add_start_token"], options["max_length"],
+                     options["stride"], dtype, options["pll_variant"])
 
 
 def score_sharded(predictions: Sequence[str], model_id: str, batch_size: int = 16, add_start_token: bool = True,
@@ -84,37 +63,10 @@ def score_sharded(predictions: Sequence[str], model_id: str, batch_size: int = 1
     texts = validate_predictions(predictions, empty=empty)
     options = dict(batch_size=batch_size, add_start_token=add_start_token, max_length=max_length, stride=stride,
                    pll_variant=pll_variant)
-    scored = _shard_scores(texts, model_id, mode, device, dtype, "nan" if empty == "nan" else "error", options)
-    model, tokenizer = load_model(model_id, "causal" if mode == "causal" else "masked", device, dtype)
-    sig = signature(model_id, mode, model, tokenizer, add_start_token, max_length, stride, dtype, pll_variant)
-    return summarize([s[0] for s in scored], [s[1] for s in scored], texts, signature=sig)
-
-
-def iter_jsonl_texts(path: str | os.PathLike, field: str = "text") -> Iterator[str]:
-    """The ``field`` of each jsonl record (or the record itself if it is a string), lazily."""
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            if isinstance(rec, str):
-                yield rec
-            elif isinstance(rec, dict) and field in rec:
-                yield rec[field]
-            else:
-                raise ValueError(f"{path}:{n}: expected a string or an object with a {field!r} key")
-
-
-def _done_records(output: Path) -> int:
-    """Complete records already in ``output``; a trailing partial line (a crash mid-write) is cut off."""
-    if not output.exists():
-        return 0
-    data = output.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end < len(data):
-        with open(output, "r+b") as f:
-            f.truncate(end)
-    return data[:end].count(b"\n")
+    device = processes().device(device)
+    scored = processes().map(texts, lambda part: _nll_counts(part, model_id, mode, device, dtype, empty, options))
+    return summarize([s[0] for s in scored], [s[1] for s in scored], texts,
+                     signature=_signature(model_id, mode, device, dtype, options))
 
 
 def score_jsonl(input_path: str | os.PathLike, output_path: str | os.PathLike, model_id: str, *,
@@ -126,51 +78,29 @@ def score_jsonl(input_path: str | os.PathLike, output_path: str | os.PathLike, m
     record per input text: ``{"index", "nll_sum", "token_count", "char_count", "byte_count", "word_count",
     "perplexity"}``. With ``resume`` an existing output is continued after its last complete record (it must
     come from the same input and options). Returns :func:`summarize_jsonl` of the output."""
-    state = _state()
-    output = Path(output_path)
-    done = _done_records(output) if (resume and state.is_main_process) else 0
-    if not resume and state.is_main_process and output.exists():
-        output.unlink()
-    if state.num_processes > 1:
-        from accelerate.utils import broadcast_object_list
-
-        done = broadcast_object_list([done])[0]
     options = dict(batch_size=batch_size, add_start_token=add_start_token, max_length=max_length, stride=stride,
                    pll_variant=pll_variant)
-    on_empty = "nan" if empty == "nan" else "error"
+    device = processes().device(device)
 
-    def flush(start: int, chunk: list[str]) -> None:
-        try:
-            validate_predictions(chunk, empty=empty)
-            scored = _shard_scores(chunk, model_id, mode, device, dtype, on_empty, options)
-        except (TypeError, ValueError) as e:  # name the record: predictions[i] counts from the chunk's start
-            raise type(e)(f"{input_path}: in the chunk of records {start}..{start + len(chunk) - 1}: {e}") from e
-        if state.is_main_process:
-            with open(output, "a", encoding="utf-8") as f:
-                for i, (text, (nll, count)) in enumerate(zip(chunk, scored)):
-                    units = unit_counts(text)
-                    rec = {"index": start + i, "nll_sum": nll, "token_count": count, "char_count": units["chars"],
-                           "byte_count": units["bytes"], "word_count": units["words"],
-                           "perplexity": perplexity(nll, count) if count else None}
-                    f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-        state.wait_for_everyone()
+    def score_shard(records: list[tuple[int, Any]]) -> list[dict[str, Any]]:
+        texts = []
+        for index, rec in records:
+            if isinstance(rec, dict) and field in rec:
+                rec = rec[field]
+            elif not isinstance(rec, str):
+                raise ValueError(f"record {index}: expected a string or an object with a {field!r} key")
+            texts.append(rec)
+        out = []
+        for (index, _), text, (nll, count) in zip(records, texts,
+                                                  _nll_counts(texts, model_id, mode, device, dtype, empty, options)):
+            units = unit_counts(text)
+            out.append({"index": index, "nll_sum": nll, "token_count": count, "char_count": units["chars"],
+                        "byte_count": units["bytes"], "word_count": units["words"],
+                        "perplexity": perplexity(nll, count) if count else None})
+        return out
 
-    chunk: list[str] = []
-    start = done
-    for i, text in enumerate(iter_jsonl_texts(input_path, field)):
-        if i < done:
-            continue
-        chunk.append(text)
-        if len(chunk) == chunk_size:
-            flush(start, chunk)
-            start, chunk = start + len(chunk), []
-    if chunk:
-        flush(start, chunk)
-    model, tokenizer = load_model(model_id, "causal" if mode == "causal" else "masked", device, dtype)
-    sig = signature(model_id, mode, model, tokenizer, add_start_token, max_length, stride, dtype, pll_variant)
-    return summarize_jsonl(output, signature=sig)
+    stream_jsonl(input_path, output_path, score_shard, chunk_size=chunk_size, resume=resume)
+    return summarize_jsonl(output_path, signature=_signature(model_id, mode, device, dtype, options))
 
 
 def summarize_jsonl(path: str | os.PathLike, signature: str | None = None) -> dict[str, Any]:
@@ -178,21 +108,19 @@ def summarize_jsonl(path: str | os.PathLike, signature: str | None = None) -> di
     nll = tokens = chars = nbytes = words = texts = skipped = 0
     ppl_sum = 0.0
     nlls: list[float] = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            rec = json.loads(line)
-            texts += 1
-            if not rec["token_count"]:
-                skipped += 1
-                continue
-            nlls.append(rec["nll_sum"])
-            if len(nlls) >= 4096:
-                nll, nlls = nll + math.fsum(nlls), []
-            tokens += rec["token_count"]
-            chars += rec["char_count"]
-            nbytes += rec["byte_count"]
-            words += rec["word_count"]
-            ppl_sum += rec["perplexity"]
+    for _, rec in iter_jsonl(path):
+        texts += 1
+        if not rec["token_count"]:
+            skipped += 1
+            continue
+        nlls.append(rec["nll_sum"])
+        if len(nlls) >= 4096:
+            nll, nlls = nll + math.fsum(nlls), []
+        tokens += rec["token_count"]
+        chars += rec["char_count"]
+        nbytes += rec["byte_count"]
+        words += rec["word_count"]
+        ppl_sum += rec["perplexity"]
     nll += math.fsum(nlls)
     out = {"texts": texts, "unscored_texts": skipped,
            "mean_perplexity": ppl_sum / (texts - skipped) if texts > skipped else float("nan"),

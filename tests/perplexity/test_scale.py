@@ -144,14 +144,16 @@ def test_stream_error_names_the_record(tiny_gpt2, tmp_path):
 LAUNCHED = textwrap.dedent("""
     import json, sys
     import kometrics
-    from kometrics.runners.perplexity import _state, score_jsonl, score_sharded, iter_jsonl_texts
+    from kometrics.cli.io import read_jsonl
+    from kometrics.runners.perplexity import score_jsonl, score_sharded
+    from kometrics.runners.stream import processes
     src, out, model, result = sys.argv[1:5]
-    texts = list(iter_jsonl_texts(src))
-    state = _state()
+    texts = [r["text"] for r in read_jsonl(src)]
+    group = processes()
     r = score_sharded(texts, model, batch_size=3)
     s = score_jsonl(src, out, model, chunk_size=4, batch_size=3, resume=False)
-    if state.is_main_process:
-        json.dump({"world": state.num_processes, "sharded": r, "stream": s, "kometrics": kometrics.__file__},
+    if group.is_main:
+        json.dump({"world": group.count, "sharded": r, "stream": s, "kometrics": kometrics.__file__},
                   open(result, "w"))
 """)
 

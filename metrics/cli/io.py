@@ -1,0 +1,136 @@
+"""Reading and writing for the whole tooling: the one jsonl reader, input columns of ``kometrics score``, and
+JSON output.
+
+- :func:`iter_jsonl` / :func:`read_jsonl`: the values of a jsonl file, blank lines skipped, a bad line named
+  ``path:line``. Everything of the package that reads jsonl (the CLI, the runners, the benchmarks, the dataset
+  builders) reads it here. Metric folders keep their own reader where their Space needs one (they ship alone).
+- :func:`read_column`: one input column of ``kometrics score`` from a ``.jsonl``, ``.tsv`` or text file.
+- :func:`coerce` / :func:`jsonable`: CLI values to a metric's feature types, and results to plain JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["iter_jsonl", "read_jsonl", "read_column", "coerce", "jsonable"]
+
+
+def iter_jsonl(path: str | os.PathLike, *, objects: bool = False) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of every non-blank line of a jsonl file, lazily (memory: one line).
+
+    Raises ``ValueError("path:line: not valid JSON (...)")`` on a bad line and, with ``objects``, when a line is
+    not a JSON object.
+    """
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{os.fspath(path)}:{lineno}: not valid JSON ({e.msg})") from None
+            if objects and not isinstance(value, dict):
+                raise ValueError(f"{os.fspath(path)}:{lineno}: each line must be a JSON object, got "
+                                 f"{type(value).__name__}")
+            yield lineno, value
+
+
+def read_jsonl(path: str | os.PathLike, *, objects: bool = False) -> list[Any]:
+    """The values of every non-blank line of a jsonl file (see :func:`iter_jsonl`)."""
+    return [value for _, value in iter_jsonl(path, objects=objects)]
+
+
+def read_column(path: str | os.PathLike, name: str) -> list[Any]:
+    """Read one input column from a file.
+
+    - ``.jsonl``: one JSON value per line; a line that is an object gives its ``name`` key (or the
+      singular, e.g. ``prediction`` for ``predictions``).
+    - ``.tsv``: one row per item; a row with several cells is a list (several references).
+    - anything else: plain text, one item per line (blank lines are kept as empty strings).
+
+    Errors end the command with a message naming the file and the line.
+    """
+    path = Path(path)
+    if path.suffix == ".jsonl":
+        out = []
+        try:
+            for lineno, value in iter_jsonl(path):
+                if isinstance(value, dict):
+                    for key in (name, name.rstrip("s"), "text"):
+                        if key in value:
+                            value = value[key]
+                            break
+                    else:
+                        raise SystemExit(f"{path}:{lineno}: object has no {name!r} key")
+                out.append(value)
+        except ValueError as e:
+            raise SystemExit(str(e)) from None
+        return out
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if path.suffix == ".tsv":
+        rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
+        return [row if len(row) > 1 else (row[0] if row else "") for row in rows]
+    return lines
+
+
+def coerce(value: Any, feature: Any, where: str) -> Any:
+    """``value`` (from a file or the command line) as ``feature`` (a ``datasets`` feature) wants it; a value
+    that does not fit ends the command with a message naming ``where``."""
+    from datasets import Sequence, Value
+
+    if isinstance(feature, (Sequence, list)):
+        inner = feature.feature if isinstance(feature, Sequence) else feature[0]
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            raise SystemExit(f"{where}: expected a list, got {value!r}")
+        return [coerce(v, inner, where) for v in value]
+    if isinstance(feature, Value):
+        dtype = feature.dtype
+        if dtype.startswith("float"):
+            try:
+                out = float(value)
+            except (TypeError, ValueError):
+                raise SystemExit(f"{where}: {value!r} is not a number") from None
+            return out
+        if dtype.startswith("int"):
+            try:
+                return int(value)
+            except (TypeError, ValueError):
+                raise SystemExit(f"{where}: {value!r} is not an integer") from None
+        if dtype == "bool":
+            if isinstance(value, str):
+                if value.lower() in ("1", "true", "yes"):
+                    return True
+                if value.lower() in ("0", "false", "no"):
+                    return False
+                raise SystemExit(f"{where}: {value!r} is not a boolean")
+            return bool(value)
+        if dtype == "string":
+            return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def jsonable(obj: Any) -> Any:
+    """``obj`` with numpy arrays and scalars as Python lists and numbers, dict keys as strings, NaN as None."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        np = None
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if np is not None and isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if np is not None and isinstance(obj, np.generic):
+        return jsonable(obj.item())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else obj
+    return obj
