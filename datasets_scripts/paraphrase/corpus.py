@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from kometrics.cli.io import read_jsonl
+from kometrics.cli.io import iter_jsonl, read_jsonl
 
 from .ratings import agreement, human_scores, rater_statistics, rater_z_scores
 
@@ -54,6 +54,7 @@ __all__ = [
     "pairs_from_korsts",
     "build_named",
     "NAMED_SOURCES",
+    "read_scored_pairs",
 ]
 
 #: Field name -> datasets feature type, in file order (``datasets.Features._from_yaml_list`` format).
@@ -373,6 +374,49 @@ def read_rating_file(path: str | os.PathLike, delimiter: str | None = None) -> l
     return pairs
 
 
+#: Columns of a scored-pairs file (one released score per pair, as KorSTS).
+SCORED_COLUMNS = ("sentence1", "sentence2", "score")
+
+
+def _is_scored_pairs(path: Path) -> bool:
+    """A ``.jsonl`` file, or a ``.tsv``/``.csv`` whose header names sentence1, sentence2 and score."""
+    if path.suffix.lower() == ".jsonl":
+        return True
+    with open(path, encoding="utf-8-sig") as f:
+        header = f.readline().lower()
+    cells = {c.strip() for c in header.replace(",", "\t").split("\t")}
+    return set(SCORED_COLUMNS) <= cells
+
+
+def read_scored_pairs(path: str | os.PathLike) -> list[Pair]:
+    """Pairs with one score each from a ``.jsonl`` file (objects with ``sentence1``, ``sentence2``, ``score``;
+    optional ``id``) or a ``.tsv``/``.csv`` with those columns. The reference is ``sentence1``, the candidate
+    ``sentence2`` (as for KLUE-STS and KorSTS); the score's rater id is ``gold``."""
+    p = Path(path)
+    if p.suffix.lower() == ".jsonl":
+        rows = list(iter_jsonl(p, objects=True))
+    else:
+        delimiter = "," if p.suffix.lower() == ".csv" else "\t"
+        with open(p, encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if delimiter == "," else
+                                    csv.QUOTE_NONE)
+            rows = [(n, {k.strip().lower(): v for k, v in rec.items() if k}) for n, rec in enumerate(reader, 2)]
+    pairs = []
+    for n, rec in rows:
+        missing = [c for c in SCORED_COLUMNS if rec.get(c) in (None, "")]
+        if missing:
+            raise ValueError(f"{p}:{n}: missing key(s) {missing}; a scored pair needs {', '.join(SCORED_COLUMNS)}")
+        try:
+            score = float(rec["score"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{p}:{n}: score {rec['score']!r} is not a number") from None
+        pairs.append(Pair(id=str(rec.get("id") or f"{p.stem}-{n}"), reference=rec["sentence1"],
+                          candidate=rec["sentence2"], rater_ids=["gold"], ratings=[score], source=p.name))
+    if not pairs:
+        raise ValueError(f"{p}: no scored pair in the file")
+    return pairs
+
+
 def pairs_from_klue_sts(data_dir: str | os.PathLike | None = None) -> list[Pair]:
     """The 519 KLUE-STS v1.1 dev pairs with their 5-7 per-annotator votes (0-5) and annotator ids."""
     from kometrics.datasets_scripts.readers import read_klue_sts
@@ -418,7 +462,8 @@ NAMED_SOURCES = {
 def build_named(name: str, data_dir: str | os.PathLike | None = None, *, ddof: int = 0,
                 degenerate: str = "drop", scale: tuple[float, float] | None = None) -> Corpus:
     """Build a corpus: ``klue-sts``, ``korsts`` (= ``korsts-dev``), ``korsts-train``, or the path of a user's
-    ratings file (:func:`read_rating_file`; scale default 0-6 as in the paper) or a built corpus folder."""
+    ratings file (:func:`read_rating_file`; scale default 0-6 as in the paper), of a scored-pairs file
+    (:func:`read_scored_pairs`: ``sentence1``, ``sentence2``, ``score``) or of a built corpus folder."""
     key = "korsts-dev" if name == "korsts" else name
     if key in NAMED_SOURCES:
         spec = NAMED_SOURCES[key]
@@ -432,6 +477,13 @@ def build_named(name: str, data_dir: str | os.PathLike | None = None, *, ddof: i
     path = Path(name)
     if path.is_dir():
         return load_corpus(path)
+    if path.is_file() and _is_scored_pairs(path):
+        pairs = read_scored_pairs(path)
+        scores = [p.ratings[0] for p in pairs]
+        if scale is None:  # single scores need no scale but their range (no z-scores are taken)
+            scale = (min(scores), max(scores)) if min(scores) < max(scores) else (min(scores), min(scores) + 1.0)
+        return build_corpus(pairs, name=path.stem, scale=scale, method="score", description=f"Scored sentence "
+                            f"pairs read from {path.name}.", source=path.name, license="as the source file")
     if path.is_file():
         pairs = read_rating_file(path)
         if scale is None:
@@ -441,5 +493,5 @@ def build_named(name: str, data_dir: str | os.PathLike | None = None, *, ddof: i
         return build_corpus(pairs, name=path.stem, scale=scale, ddof=ddof, degenerate=degenerate,
                             description=f"Graded paraphrase pairs read from {path.name}.", source=path.name,
                             license="as the source file")
-    raise ValueError(f"unknown corpus {name!r}: use klue-sts, korsts, korsts-train, a ratings file (.tsv/.csv) "
-                     "or a corpus folder")
+    raise ValueError(f"unknown corpus {name!r}: use klue-sts, korsts, korsts-train, a ratings file (.tsv/.csv), "
+                     "a scored-pairs file (.jsonl/.tsv/.csv with sentence1, sentence2, score) or a corpus folder")

@@ -241,19 +241,18 @@ def mean_pairwise_correlation(matrix: np.ndarray, method: str = "pearson",
     Pairs sharing fewer than ``min_overlap`` units, or where one side is constant there, are skipped.
     Returns ``(mean, number of rater pairs used)``; ``(nan, 0)`` when no pair qualifies.
     """
-    from scipy import stats
+    from kometrics.klue_sts.correlation import METHODS, correlation, undefined_reason
 
     m = np.asarray(matrix, dtype=np.float64)
-    fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr}.get(method)
-    if fn is None:
+    if method not in METHODS:
         raise ValueError(f"method must be 'pearson' or 'spearman', got {method!r}")
     vals = []
     for a, b in combinations(range(m.shape[0]), 2):
         both = ~np.isnan(m[a]) & ~np.isnan(m[b])
         x, y = m[a, both], m[b, both]
-        if both.sum() < min_overlap or np.ptp(x) == 0 or np.ptp(y) == 0:
+        if both.sum() < min_overlap or undefined_reason(x, y) is not None:
             continue
-        vals.append(float(fn(x, y)[0]))
+        vals.append(correlation(x, y, method)[0])
     return (float(np.mean(vals)), len(vals)) if vals else (math.nan, 0)
 
 

@@ -1,4 +1,7 @@
-"""``kometrics korbertscore {layers,baseline,stream,plot}`` and ``kometrics bench korbertscore[-layers]``."""
+"""``kometrics korbertscore {layers,baseline,stream,plot}`` and ``kometrics bench korbertscore[-layers]``.
+
+``layers`` is the paraphrase experiment (:mod:`kometrics.bench.paraphrase`) with the n-gram metrics off: its
+Table 3, computed once, by the same code."""
 
 from __future__ import annotations
 
@@ -17,22 +20,28 @@ def _add_model(p: argparse.ArgumentParser, required: bool = False) -> None:
 
 
 def cmd_layers(args: argparse.Namespace, extra: list[str]) -> int:
-    from kometrics.bench.layers import format_table, layer_sweep, load_pairs
+    """Table 3 of the paraphrase experiment alone: korbertscore P/R/F1 at every layer against the human scores,
+    the n-gram metrics off."""
+    from kometrics.bench.paraphrase.benchmark import BenchmarkConfig, format_table3, run_benchmark
+    from kometrics.bench.paraphrase.plotting import plot_layers
     from kometrics.korbertscore.embedding import DEFAULT_MODEL
-    from kometrics.korbertscore.plotting import plot_layers
 
-    model = args.model or DEFAULT_MODEL
-    cands, refs, human = load_pairs(args.source, data_dir=args.data_dir, limit=args.limit)
-    result = layer_sweep(cands, refs, human, model, idf=args.idf, batch_size=args.batch_size, device=args.device)
-    print(f"KorBERTScore layer sweep: {model} on {args.source} ({result['n']} pairs, idf={args.idf})")
-    print(format_table(result))
+    cfg = BenchmarkConfig(data=args.source, model=args.model or DEFAULT_MODEL, ngram=False, idf="on" if args.idf
+                          else "off", limit=args.limit, seed=args.seed, n_boot=args.bootstrap,
+                          batch_size=args.batch_size, device=args.device, data_dir=args.data_dir, examples=0,
+                          progress=False)
+    result = run_benchmark(cfg)
+    best = result.best_layer["idf" if args.idf else "no_idf"]
+    print(f"KorBERTScore layer sweep: {cfg.model} on {result.corpus.get('name')} ({len(result.ids)} pairs, "
+          f"idf={args.idf})")
+    print(format_table3(result))
+    print(f"\nbest layer (F1 Pearson): {best} over {len(result.ids)} pairs\nsignature: {result.signature}")
     if args.png:
-        plot_layers({k: {m: v[m]["pearson"] for m in v} for k, v in result["table"].items()},
-                    title=f"{model} on {args.source}: Pearson per layer", fname=args.png)
+        plot_layers(result, args.png)
         print(f"plot: {args.png}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"model": model, "source": args.source, **result}, f, ensure_ascii=False, indent=1)
+            json.dump(result.to_json(), f, ensure_ascii=False, indent=1)
     return 0
 
 
@@ -84,20 +93,28 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
     return main(args)
 
 
+def _add_layers_arguments(p: argparse.ArgumentParser) -> None:
+    _add_model(p)
+    p.add_argument("--source", default="klue-sts",
+                   help="klue-sts, korsts-dev, korsts-train, a corpus folder, a ratings file, or a .jsonl/.tsv file "
+                        "with sentence1, sentence2, score (see `kometrics bench paraphrase --data`)")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--limit", type=int, default=None, help="a seeded random subset of this many pairs")
+    p.add_argument("--seed", type=int, default=0, help="seed of --limit and the bootstrap (default 0)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--idf", action="store_true")
+    p.add_argument("--png", default=None, help="save the per-layer plot here")
+    p.add_argument("--json", default=None, help="save the results (tables, config, signature) as JSON here")
+    p.set_defaults(func=cmd_layers)
+
+
 def register(commands, bench) -> None:
     top = commands.add_parser("korbertscore", help="KorBERTScore tools: layer sweep, baselines, streaming, plots")
     sub = top.add_subparsers(dest="korbertscore_command", required=True)
 
-    layers = sub.add_parser("layers", help="correlation with human scores at every layer (one pass)")
-    _add_model(layers)
-    layers.add_argument("--source", default="klue-sts",
-                        help="klue-sts, korsts-dev, korsts-train, or a .jsonl/.tsv file with sentence1, sentence2, score")
-    layers.add_argument("--data-dir", default=None)
-    layers.add_argument("--limit", type=int, default=None)
-    layers.add_argument("--idf", action="store_true")
-    layers.add_argument("--png", default=None, help="save the per-layer plot here")
-    layers.add_argument("--json", default=None, help="save the table as JSON here")
-    layers.set_defaults(func=cmd_layers)
+    layers = sub.add_parser("layers", help="correlation with human scores at every layer (Table 3 of "
+                                           "`kometrics bench paraphrase`, n-gram metrics off)")
+    _add_layers_arguments(layers)
 
     base = sub.add_parser("baseline", help="build a bert_score-format baseline file from Korean text")
     _add_model(base)
@@ -142,11 +159,4 @@ def register(commands, bench) -> None:
     b.set_defaults(func=cmd_bench)
 
     bl = bench.add_parser("korbertscore-layers", help="same as `kometrics korbertscore layers`")
-    _add_model(bl)
-    bl.add_argument("--source", default="klue-sts")
-    bl.add_argument("--data-dir", default=None)
-    bl.add_argument("--limit", type=int, default=None)
-    bl.add_argument("--idf", action="store_true")
-    bl.add_argument("--png", default=None)
-    bl.add_argument("--json", default=None)
-    bl.set_defaults(func=cmd_layers)
+    _add_layers_arguments(bl)

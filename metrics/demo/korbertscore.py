@@ -8,14 +8,9 @@ import warnings
 import numpy as np
 
 from kometrics.demo import DemoContext, DemoSection
+from kometrics.klue_sts.correlation import pearson, spearman
 from kometrics.korbertscore.embedding import DEFAULT_MODEL
 from kometrics.korbertscore.pipeline import score
-
-
-def _corr(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    from scipy.stats import pearsonr, spearmanr
-
-    return float(pearsonr(x, y)[0]), float(spearmanr(x, y)[0])
 
 
 def run(ctx: DemoContext) -> DemoSection:
@@ -40,8 +35,8 @@ def run(ctx: DemoContext) -> DemoSection:
             res = score(c, r, model_type=model, num_layers=layer)
         secs = time.perf_counter() - start
         p, rr, f = (np.array(res[k]) for k in ("precision", "recall", "f1"))
-        pear = [_corr(x, human)[0] for x in (p, rr, f)]
-        spear = _corr(f, human)[1]
+        pear = [pearson(x, human, ("korbertscore's scores", "the human scores")) for x in (p, rr, f)]
+        spear = spearman(f, human, ("korbertscore's F1", "the human scores"))
         section.results[name] = {"n": len(c), "mean_f1": float(f.mean()), "pearson_p": pear[0], "pearson_r": pear[1],
                                  "pearson_f1": pear[2], "spearman_f1": spear, "hashcode": res["hashcode"]}
         section.lines.append(f"{name:<15} {len(c):>5}  {f.mean():.4f}   {pear[0]:.3f} / {pear[1]:.3f} / {pear[2]:.3f}"

@@ -3,7 +3,12 @@
 import datasets
 import evaluate
 
+from .bootstrap import bootstrap_interval
+from .correlation import correlation
 from .scoring import as_scores, bootstrap_intervals, klue_sts_scores
+
+# evaluate.load copies only the siblings this file imports itself: scoring needs bootstrap and correlation.
+__all__ = ["KlueSts", "bootstrap_interval", "correlation"]
 
 _CITATION = """\
 @inproceedings{park2021klue,

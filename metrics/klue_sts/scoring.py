@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
+
+from .bootstrap import bootstrap_interval, pearson_rows, spearman_rows
+from .correlation import correlation
 
 __all__ = [
     "as_scores",
@@ -25,6 +27,8 @@ __all__ = [
     "klue_sts_scores",
     "bootstrap_intervals",
 ]
+
+_NAMES = ("predictions", "references")
 
 
 def as_scores(values: Any, name: str) -> np.ndarray:
@@ -67,32 +71,14 @@ def binarize(scores: np.ndarray, threshold: float = 3.0) -> np.ndarray:
     return np.asarray(scores) >= threshold
 
 
-def _undefined_reason(predictions: np.ndarray, references: np.ndarray) -> str | None:
-    """Why a correlation of the two score lists is undefined (fewer than two pairs, a constant side), or None."""
-    if len(predictions) < 2:
-        return "fewer than two pairs"
-    for name, x in (("predictions", predictions), ("references", references)):
-        if np.all(x == x[0]):
-            return f"{name} are constant (all {x[0]:g}), so their variance is zero"
-    return None
-
-
-def _correlation(what: str, statistic, predictions: np.ndarray, references: np.ndarray) -> float:
-    why = _undefined_reason(predictions, references)
-    if why is not None:
-        warnings.warn(f"{what} is undefined ({why}); returning NaN", RuntimeWarning, stacklevel=3)
-        return math.nan
-    return float(statistic(predictions, references).statistic)
-
-
 def pearson(predictions: np.ndarray, references: np.ndarray) -> float:
     """Pearson's r in [-1, 1] (``scipy.stats.pearsonr``). NaN with a warning when either side is constant."""
-    return _correlation("Pearson r", stats.pearsonr, predictions, references)
+    return correlation(predictions, references, "pearson", _NAMES)[0]
 
 
 def spearman(predictions: np.ndarray, references: np.ndarray) -> float:
     """Spearman's rho in [-1, 1] (``scipy.stats.spearmanr``). NaN with a warning when either side is constant."""
-    return _correlation("Spearman rho", stats.spearmanr, predictions, references)
+    return correlation(predictions, references, "spearman", _NAMES)[0]
 
 
 def f1_binary(predicted_positive: np.ndarray, reference_positive: np.ndarray) -> float:
@@ -131,19 +117,6 @@ def klue_sts_scores(predictions: Sequence[float] | np.ndarray, references: Seque
     }
 
 
-# -- vectorised statistics for the bootstrap (axis = the resampled axis) --------------------------------------
-
-def _pearson_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    xc = x - x.mean(axis=axis, keepdims=True)
-    yc = y - y.mean(axis=axis, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (xc * yc).sum(axis=axis) / np.sqrt((xc * xc).sum(axis=axis) * (yc * yc).sum(axis=axis))
-
-
-def _spearman_stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    return _pearson_stat(stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis)
-
-
 def _f1_stat(threshold: float):
     def stat(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
         p, r = x >= threshold, y >= threshold
@@ -164,28 +137,9 @@ def bootstrap_intervals(predictions: np.ndarray, references: np.ndarray, thresho
     seeded with ``seed`` per statistic). ``method`` is scipy's: ``"BCa"`` (default), ``"percentile"`` or
     ``"basic"``. Returns ``{"pearson": [low, high], "spearmanr": [...], "f1": [...]}``.
     """
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
-    if int(n_resamples) < 2:
-        raise ValueError(f"n_resamples must be at least 2, got {n_resamples!r}")
     preds = np.asarray(predictions, dtype=np.float64)
     refs = np.asarray(references, dtype=np.float64)
-    out: dict[str, list[float]] = {}
-    for key, stat in (("pearson", _pearson_stat), ("spearmanr", _spearman_stat), ("f1", _f1_stat(threshold))):
-        kwargs = dict(paired=True, vectorized=True, confidence_level=confidence_level)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", category=RuntimeWarning)
-            warnings.simplefilter("ignore", category=stats.DegenerateDataWarning)
-            res = stats.bootstrap((preds, refs), stat, n_resamples=int(n_resamples), method=method,
-                                  rng=np.random.default_rng(seed), **kwargs)
-            low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-            if not (np.isfinite(low) and np.isfinite(high)) and method.lower() == "bca":
-                # BCa is undefined when many resamples tie with the observed value (small or easy sets).
-                res = stats.bootstrap((preds, refs), stat, n_resamples=0, method="percentile",
-                                      bootstrap_result=res, **kwargs)
-                low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-                warnings.warn(f"the BCa interval of {key} is undefined on these data (degenerate bootstrap "
-                              "distribution); the percentile interval of the same resamples is returned",
-                              RuntimeWarning, stacklevel=2)
-        out[key] = [low, high]
-    return out
+    stats_ = (("pearson", pearson_rows), ("spearmanr", spearman_rows), ("f1", _f1_stat(threshold)))
+    return {key: bootstrap_interval((preds, refs), stat, confidence_level=confidence_level,
+                                    n_resamples=n_resamples, seed=seed, method=method, name=key)
+            for key, stat in stats_}

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .pipeline import similarity_matrix
 
-__all__ = ["plot_alignment", "plot_layers"]
+__all__ = ["plot_alignment"]
 
 
 def _korean_font() -> None:
@@ -65,29 +64,6 @@ def plot_alignment(candidate: str, reference: str, model_type: str | None = None
     ax.set_title(f"layer {sm['num_layers']}: P={sm['precision']:.3f} R={sm['recall']:.3f} F1={sm['f1']:.3f}"
                  " (dot: precision match, ring: recall match)", fontsize=9)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    fig.tight_layout()
-    if fname:
-        fig.savefig(fname)
-    return fig
-
-
-def plot_layers(table: Mapping[int, Mapping[str, float]], title: str = "", fname: str | None = None,
-                keys: Sequence[str] = ("precision", "recall", "f1")):
-    """Line plot of correlation per layer (the paper's Table 3 as a figure). ``table[layer][key]``."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7, 4), dpi=100)
-    ax = fig.add_subplot(1, 1, 1)
-    layers = sorted(table)
-    for key in keys:
-        if all(key in table[x] for x in layers):
-            ax.plot(layers, [table[x][key] for x in layers], marker="o", label=key)
-    ax.set_xlabel("layer (0 = embeddings)")
-    ax.set_ylabel("correlation with human scores")
-    ax.set_xticks(layers)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title, fontsize=9)
     fig.tight_layout()
     if fname:
         fig.savefig(fname)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
+
+from .correlation import correlation
 
 __all__ = ["acceptance_gap", "correlate_with_human", "format_gap_table"]
 
@@ -14,17 +17,13 @@ def correlate_with_human(scores: Sequence[float], human_scores: Sequence[float])
 
     ``scores`` are e.g. LMRE ``best_score`` values or 0/1 ``accepted`` flags, ``human_scores`` e.g. 1-5
     ratings of the same annotations, in the same order. Pairs where either value is missing (``None`` or
-    NaN) are left out with a warning; fewer than 3 pairs, or a constant input, give NaN coefficients.
+    NaN) are left out with a warning. A coefficient is NaN, with a warning that says why, when it is
+    undefined: fewer than two pairs left, or a constant side.
 
     >>> r = correlate_with_human([0.2, 0.5, 0.9, 1.0], [1, 2, 4, 5])
     >>> round(r["pearson"], 3), round(r["spearman"], 3), r["n"]
     (0.988, 1.0, 4)
     """
-    import warnings
-
-    import numpy as np
-    from scipy import stats
-
     if len(scores) != len(human_scores):
         raise ValueError(f"scores has {len(scores)} values but human_scores has {len(human_scores)}; "
                          "give one human score per annotation")
@@ -40,15 +39,11 @@ def correlate_with_human(scores: Sequence[float], human_scores: Sequence[float])
     dropped = len(scores) - len(x)
     if dropped:
         warnings.warn(f"correlate_with_human: left out {dropped} pair(s) with a missing score", stacklevel=2)
-    out: dict[str, Any] = {"pearson": float("nan"), "pearson_pvalue": float("nan"), "spearman": float("nan"),
-                           "spearman_pvalue": float("nan"), "n": len(x)}
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return out
-    p = stats.pearsonr(x, y)
-    s = stats.spearmanr(x, y)
-    out.update(pearson=float(p.statistic), pearson_pvalue=float(p.pvalue), spearman=float(s.statistic),
-               spearman_pvalue=float(s.pvalue))
-    return out
+    names = ("scores", "human_scores")
+    pearson, pearson_p = correlation(x, y, "pearson", names)
+    spearman, spearman_p = correlation(x, y, "spearman", names)
+    return {"pearson": pearson, "pearson_pvalue": pearson_p, "spearman": spearman, "spearman_pvalue": spearman_p,
+            "n": len(x)}
 
 
 def acceptance_gap(human_scores: Sequence[float], accepted: dict[str, Sequence[bool]],

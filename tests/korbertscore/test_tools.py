@@ -52,21 +52,33 @@ def test_cli_score_matches_library(tiny_bert, korsts_pairs, tmp_path):
     np.testing.assert_allclose(got["f1"], want["f1"], atol=1e-7)
 
 
-def test_layer_sweep_correlations_are_those_of_scipy(tiny_bert, data_dir):
+def test_layer_sweep_is_table3_of_the_experiment_and_equals_scipy(tiny_bert, data_dir, capsys):
     from scipy.stats import pearsonr, spearmanr
 
-    from kometrics.bench.layers import format_table, layer_sweep, load_pairs
+    from kometrics.bench.paraphrase.benchmark import BenchmarkConfig, format_table3, run_benchmark
+    from kometrics.cli import main
     from kometrics.korbertscore import score_layers
 
-    c, r, h = load_pairs("klue-sts", data_dir, limit=60)
-    assert len(c) == 60 and all(0 <= x <= 5 for x in h)
-    res = layer_sweep(c, r, h, tiny_bert, layers=[2, 8, 12])
-    direct = score_layers(c, r, tiny_bert, layers=[8])[8]["f1"]
-    assert res["table"][8]["f1"]["pearson"] == pytest.approx(pearsonr(direct, h)[0], abs=1e-9)
-    assert res["table"][8]["f1"]["spearman"] == pytest.approx(spearmanr(direct, h)[0], abs=1e-9)
-    assert res["best_layer"] == max([2, 8, 12], key=lambda x: res["table"][x]["f1"]["pearson"])
-    text = format_table(res)
-    assert f"| {res['best_layer']} *" in text
+    cfg = BenchmarkConfig(data="klue-sts", model=tiny_bert, ngram=False, layers=[2, 8, 12], idf="off", limit=60,
+                          n_boot=100, data_dir=str(data_dir), progress=False, examples=0)
+    res = run_benchmark(cfg)
+    assert len(res.ids) == 60 and [r["metric"] for r in res.table2] == ["BERT-P", "BERT-R", "BERT-F1"]
+    assert res.comparisons == [] and "ngram:off" in res.signature
+    direct = score_layers(res.candidates, res.references, tiny_bert, layers=[8])[8]["f1"]
+    row8 = next(r for r in res.table3 if r["layer"] == 8)
+    assert row8["F1_pearson"] == pytest.approx(pearsonr(direct, res.human)[0], abs=1e-9)
+    assert row8["F1_spearman"] == pytest.approx(spearmanr(direct, res.human)[0], abs=1e-9)
+    best = max(res.table3, key=lambda r: r["F1_pearson"])["layer"]
+    assert res.best_layer["no_idf"] == best
+    assert f"{best:>4}*" in format_table3(res)
+    # the command prints the same Table 3 and the same best layer
+    assert main(["korbertscore", "layers", "--model", tiny_bert, "--source", "klue-sts", "--data-dir", str(data_dir),
+                 "--limit", "60", "--bootstrap", "100"]) == 0
+    out = capsys.readouterr().out
+    full = run_benchmark(BenchmarkConfig(data="klue-sts", model=tiny_bert, ngram=False, idf="off", limit=60,
+                                         n_boot=100, data_dir=str(data_dir), progress=False, examples=0))
+    assert format_table3(full) in out
+    assert f"best layer (F1 Pearson): {full.best_layer['no_idf']} over 60 pairs" in out
 
 
 def test_layers_cli_writes_table_and_png(tiny_bert, data_dir, tmp_path):
@@ -76,7 +88,8 @@ def test_layers_cli_writes_table_and_png(tiny_bert, data_dir, tmp_path):
                           "--json", str(tmp_path / "t.json")], capture_output=True, text=True, cwd=REPO, check=True)
     assert "best layer (F1 Pearson)" in out.stdout and png.stat().st_size > 1000
     table = json.loads((tmp_path / "t.json").read_text())
-    assert sorted(int(k) for k in table["table"]) == list(range(13))
+    assert sorted(r["layer"] for r in table["table3"]) == list(range(13))
+    assert table["n_pairs"] == 40 and table["best_layer"]["no_idf"] in range(13)
 
 
 def test_similarity_matrix_and_plot(tiny_bert, tmp_path):
@@ -312,18 +325,22 @@ def test_evaluate_distributed_mode_two_processes(tiny_bert, korsts_pairs, tmp_pa
 
 
 def test_layer_sweep_reads_a_user_file(tmp_path):
-    from kometrics.bench.layers import load_pairs
+    from kometrics.datasets_scripts.paraphrase.corpus import build_named
 
     path = tmp_path / "pairs.jsonl"
     path.write_text("\n".join(json.dumps({"sentence1": f"문장 {i}", "sentence2": f"다른 문장 {i}", "score": i / 2},
                                          ensure_ascii=False) for i in range(5)) + "\n", encoding="utf-8")
-    c, r, h = load_pairs(str(path))
-    assert c[2] == "문장 2" and h == [0.0, 0.5, 1.0, 1.5, 2.0]
+    corpus = build_named(str(path))
+    assert corpus.records[2]["reference"] == "문장 2" and corpus.records[2]["candidate"] == "다른 문장 2"
+    assert [r["human_score"] for r in corpus.records] == [0.0, 0.5, 1.0, 1.5, 2.0]
+    tsv = tmp_path / "pairs.tsv"
+    tsv.write_text("sentence1\tsentence2\tscore\n가\t나\t1\n다\t라\t3.5\n", encoding="utf-8")
+    assert [r["human_score"] for r in build_named(str(tsv)).records] == [1.0, 3.5]
     (tmp_path / "bad.jsonl").write_text('{"sentence1": "a"}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match="missing key"):
-        load_pairs(str(tmp_path / "bad.jsonl"))
-    with pytest.raises(ValueError, match="source must be one of"):
-        load_pairs("nope")
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1: missing key\(s\) \['sentence2', 'score'\]"):
+        build_named(str(tmp_path / "bad.jsonl"))
+    with pytest.raises(ValueError, match="unknown corpus 'nope'"):
+        build_named("nope")
 
 
 def test_stream_and_baseline_cli(tiny_bert, korsts_pairs, tmp_path):

@@ -8,13 +8,9 @@ import sacrebleu
 from nltk.translate.gleu_score import sentence_gleu
 from scipy import stats
 
-from kometrics.bench.paraphrase.correlation import (
-    bootstrap_indices,
-    correlate,
-    pearson_rows,
-    spearman_rows,
-)
+from kometrics.bench.paraphrase.correlation import correlate, paired_difference
 from kometrics.bench.paraphrase.ngram import get_tokenizer, sentence_scores
+from kometrics.klue_sts.bootstrap import pearson_rows, spearman_rows
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +50,18 @@ def test_identical_pair_scores():
     assert s["TER"][0] == 0.0 and s["chrF"][0] == pytest.approx(1.0)
 
 
+def _resamples(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The pairs of each bootstrap resample as scipy.stats.bootstrap(paired=True) draws them from the seed."""
+    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+
+
 def test_bootstrap_matches_scipy_on_same_resamples():
     rng = np.random.default_rng(3)
     human = rng.normal(size=60)
     metric = human + rng.normal(size=60)
     metric[:5] = metric[5]  # ties for Spearman
-    idx = bootstrap_indices(60, 300, seed=7)
-    out = correlate(metric, human, indices=idx)
+    idx = _resamples(60, 300, seed=7)
+    out = correlate(metric, human, n_resamples=300, seed=7)
     assert out["pearson"] == pytest.approx(stats.pearsonr(metric, human)[0])
     assert out["spearman"] == pytest.approx(stats.spearmanr(metric, human)[0])
     pears = [stats.pearsonr(metric[i], human[i])[0] for i in idx]
@@ -69,8 +70,8 @@ def test_bootstrap_matches_scipy_on_same_resamples():
     assert out["spearman_ci"] == pytest.approx(list(np.quantile(spear, [0.025, 0.975])))
     assert out["pearson_ci"][0] < out["pearson"] < out["pearson_ci"][1]
     # deterministic given the seed; another seed gives other resamples
-    assert correlate(metric, human, n_boot=300, seed=7) == out
-    assert correlate(metric, human, n_boot=300, seed=8)["pearson_ci"] != out["pearson_ci"]
+    assert correlate(metric, human, n_resamples=300, seed=7) == out
+    assert correlate(metric, human, n_resamples=300, seed=8)["pearson_ci"] != out["pearson_ci"]
 
 
 def test_row_helpers_and_constant_column():
@@ -79,27 +80,30 @@ def test_row_helpers_and_constant_column():
     assert pearson_rows(x, y)[0] == pytest.approx(stats.pearsonr(x[0], y[0])[0])
     assert spearman_rows(x, y)[0] == pytest.approx(stats.spearmanr(x[0], y[0])[0])
     assert np.isnan(pearson_rows(x, y)[1])
-    with pytest.warns(UserWarning, match="constant"):
-        out = correlate(np.ones(10), np.arange(10.0), n_boot=20)
+    with pytest.warns(RuntimeWarning) as record:
+        out = correlate(np.ones(10), np.arange(10.0), n_resamples=20)
+    for method in ("Pearson r", "Spearman rho"):
+        assert any(str(w.message).startswith(f"{method} is undefined (the metric's scores are constant")
+                   for w in record), [str(w.message) for w in record]
     assert np.isnan(out["pearson"]) and np.isnan(out["pearson_ci"][0])
     with pytest.raises(ValueError, match="finite"):
         correlate(np.array([1.0, np.nan, 2]), np.arange(3.0))
-    with pytest.raises(ValueError, match="at least 2 pairs"):
-        bootstrap_indices(1)
+    with pytest.raises(ValueError, match="n_resamples must be an integer of at least 2"):
+        correlate(np.arange(5.0), np.arange(5.0) ** 2, n_resamples=1)
+    with pytest.warns(RuntimeWarning, match=r"undefined \(fewer than two pairs \(1\)\)"):
+        assert np.isnan(correlate(np.array([1.0]), np.array([2.0]))["pearson"])
 
 
 def test_paired_difference_matches_scipy_on_same_resamples():
-    from kometrics.bench.paraphrase.correlation import paired_difference
-
     rng = np.random.default_rng(4)
     human = rng.normal(size=50)
     a = human + rng.normal(scale=0.5, size=50)
     b = human + rng.normal(scale=2.0, size=50)
-    idx = bootstrap_indices(50, 200, seed=1)
-    out = paired_difference(a, b, human, idx)
+    idx = _resamples(50, 200, seed=1)
+    out = paired_difference(a, b, human, n_resamples=200, seed=1)
     assert out["difference"] == pytest.approx(stats.pearsonr(a, human)[0] - stats.pearsonr(b, human)[0])
     diffs = [stats.pearsonr(a[i], human[i])[0] - stats.pearsonr(b[i], human[i])[0] for i in idx]
     assert out["ci"] == pytest.approx(list(np.quantile(diffs, [0.025, 0.975])))
     assert out["ci"][0] > 0  # a is clearly closer to the human scores
-    sp = paired_difference(a, b, human, idx, method="spearman")
+    sp = paired_difference(a, b, human, method="spearman", n_resamples=200, seed=1)
     assert sp["difference"] == pytest.approx(stats.spearmanr(a, human)[0] - stats.spearmanr(b, human)[0])

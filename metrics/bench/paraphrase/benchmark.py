@@ -34,7 +34,7 @@ import numpy as np
 from kometrics.datasets_scripts.paraphrase.corpus import Corpus, build_named
 
 from .bert import PRF, default_layer, layer_scores, model_depth
-from .correlation import bootstrap_indices, correlate, paired_difference
+from .correlation import correlate, paired_difference
 from .ngram import NGRAM_METRICS, TOKENIZATIONS, sentence_scores
 
 __all__ = ["BenchmarkConfig", "BenchmarkResult", "run_benchmark", "write_outputs", "bert_column",
@@ -66,12 +66,15 @@ def bert_column(key: str, layer: int, idf: bool) -> str:
 class BenchmarkConfig:
     """Options of one run (all recorded in the results).
 
-    ``data``: ``klue-sts`` | ``korsts`` | ``korsts-train`` | a ratings file | a corpus folder.
+    ``data``: ``klue-sts`` | ``korsts`` | ``korsts-train`` | a ratings file | a scored-pairs file | a corpus
+    folder (see :func:`~kometrics.datasets_scripts.paraphrase.corpus.build_named`).
     ``protocol``: ``default`` or ``paper`` (:data:`PAPER_PROTOCOL`: overrides ``bleu_smooth`` and
     ``exclude_special_tokens``, and Table 2's layer is :func:`paper_layer` unless ``layer`` is given).
     ``layers``: ``None``/``"all"`` = every layer 0..L, or a list. ``layer``: the layer of Table 2's BERT rows
-    (``None``: korbertscore's default for the model, else 8/12 of its depth). ``limit``: a seeded random
-    subset of that many pairs. ``n_boot``: bootstrap resamples (seeded by ``seed``).
+    (``None``: korbertscore's default for the model, else 8/12 of its depth). ``ngram``/``bert``: compute the
+    n-gram metrics / the korbertscore columns (``ngram=False`` is the layer sweep, ``kometrics korbertscore
+    layers``). ``limit``: a seeded random subset of that many pairs. ``n_boot``: bootstrap resamples (seeded by
+    ``seed``).
     """
 
     data: str = "klue-sts"
@@ -81,6 +84,7 @@ class BenchmarkConfig:
     tokenize: str = "ko-mecab"
     idf: str = "both"
     bert: bool = True
+    ngram: bool = True
     limit: int | None = None
     seed: int = 0
     n_boot: int = 1000
@@ -106,8 +110,10 @@ class BenchmarkConfig:
             raise ValueError(f"idf must be one of {IDF_CHOICES}, got {self.idf!r}")
         if self.limit is not None and self.limit < 2:
             raise ValueError(f"limit must be at least 2 pairs, got {self.limit}")
-        if self.n_boot < 1:
-            raise ValueError(f"n_boot must be >= 1, got {self.n_boot}")
+        if self.n_boot < 2:
+            raise ValueError(f"n_boot must be >= 2, got {self.n_boot}")
+        if not (self.ngram or self.bert):
+            raise ValueError("nothing to compute: ngram and bert are both off")
         if self.examples < 0:
             raise ValueError(f"examples must be >= 0, got {self.examples}")
 
@@ -201,6 +207,16 @@ def _parse_layers(layers: str | Sequence[int] | None, depth: int) -> list[int] |
     return sorted({int(lay) for lay in layers})
 
 
+def _ngram_signature(cfg: BenchmarkConfig) -> list[str]:
+    if not cfg.ngram:
+        return ["ngram:off"]
+    import nltk
+    import sacrebleu
+
+    return [f"tok:{cfg.tokenize}", f"bleu-smooth:{cfg.bleu_smooth}", f"sacrebleu:{sacrebleu.__version__}",
+            f"nltk:{nltk.__version__}"]
+
+
 def select_examples(human: np.ndarray, k: int) -> list[int]:
     """Indices of ``k`` pairs at evenly spaced ranks of the human score, highest first (the paper's Table 4
     runs from identical paraphrases down to unrelated pairs). Deterministic; ties keep corpus order."""
@@ -256,8 +272,11 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
             raise ValueError(f"layer {table_layer} is outside 0..{depth}")
         if wanted is not None and table_layer not in wanted:
             wanted = sorted({*wanted, table_layer})
-    columns: dict[str, np.ndarray] = dict(sentence_scores(cands, refs, tokenize=cfg.tokenize,
-                                                          bleu_smooth=cfg.bleu_smooth, progress=progress))
+    ngram_names = NGRAM_METRICS if cfg.ngram else ()
+    columns: dict[str, np.ndarray] = {}
+    if cfg.ngram:
+        columns.update(sentence_scores(cands, refs, tokenize=cfg.tokenize, bleu_smooth=cfg.bleu_smooth,
+                                       progress=progress))
     if cfg.bert:
         for flag in idf_flags:
             if cfg.progress:
@@ -270,11 +289,10 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
                 for key in PRF:
                     columns[bert_column(key, layer, flag)] = prf[key]
 
-    indices = bootstrap_indices(len(human), cfg.n_boot, cfg.seed)
-    corr = {name: correlate(col, human, indices=indices) for name, col in columns.items()}
+    corr = {name: correlate(col, human, n_resamples=cfg.n_boot, seed=cfg.seed) for name, col in columns.items()}
 
     table2 = []
-    for name in NGRAM_METRICS:
+    for name in ngram_names:
         table2.append({"metric": name, "column": name, "layer": None, "idf": None, **corr[name]})
     for flag in idf_flags:
         for key in PRF:
@@ -284,9 +302,10 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
     comparisons = []
     if cfg.bert:
         f1 = bert_column("F1", table_layer, idf_flags[0])
-        for name in NGRAM_METRICS:
+        for name in ngram_names:
             sign = -1.0 if name == "TER" else 1.0  # TER: lower is better, so compare with -TER
-            diff = paired_difference(columns[f1], sign * columns[name], human, indices)
+            diff = paired_difference(columns[f1], sign * columns[name], human, n_resamples=cfg.n_boot,
+                                     seed=cfg.seed)
             comparisons.append({"a": f1, "b": ("-" if sign < 0 else "") + name, "statistic": "pearson",
                                 "difference": diff["difference"], "ci": diff["ci"]})
     table3 = []
@@ -311,14 +330,11 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
     for i in picks:
         row = {"id": records[i]["id"], "reference": refs[i], "candidate": cands[i], "human_score": float(human[i]),
                "rating_mean": float(records[i]["rating_mean"])}
-        for name in NGRAM_METRICS:
+        for name in ngram_names:
             row[name] = float(columns[name][i])
         if f1_col:
             row["BERT-F1"] = float(columns[f1_col][i])
         table4.append(row)
-
-    import nltk
-    import sacrebleu
 
     from kometrics import __version__
 
@@ -328,9 +344,9 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
         "paraphrase", f"protocol:{cfg.protocol}", f"data:{corpus.name}", f"n:{len(human)}",
         f"model:{cfg.model if cfg.bert else 'none'}", f"layers:{layers_txt}", f"table-layer:{table_layer}",
         f"idf:{cfg.idf if cfg.bert else 'none'}",
-        f"special:{'excluded' if cfg.exclude_special_tokens else 'included'}", f"tok:{cfg.tokenize}", f"bleu-smooth:{cfg.bleu_smooth}",
+        f"special:{'excluded' if cfg.exclude_special_tokens else 'included'}", *_ngram_signature(cfg),
         f"boot:{cfg.n_boot}", f"seed:{cfg.seed}", f"human:{corpus.meta.get('human_score', {}).get('method')}",
-        f"sacrebleu:{sacrebleu.__version__}", f"nltk:{nltk.__version__}", f"kometrics:{__version__}",
+        f"kometrics:{__version__}",
     ])
     meta = {k: v for k, v in corpus.meta.items() if k != "raters"}
     return BenchmarkResult(
@@ -406,13 +422,13 @@ def format_table4(result: BenchmarkResult) -> str:
     """The paper's Table 4: example pairs from the most to the least similar, with every metric."""
     if not result.table4:
         return ""
-    has_bert = "BERT-F1" in result.table4[0]
+    metrics = [m for m in (*NGRAM_METRICS, "BERT-F1") if m in result.table4[0]]
     head = f"{'id':<22} {'reference':<28} {'candidate':<28} {'human':>6} {'mean':>5} " + " ".join(
-        f"{m:>6}" for m in (*NGRAM_METRICS, *(("BERT-F1",) if has_bert else ())))
+        f"{m:>6}" for m in metrics)
     lines = ["Table 4. Example pairs (human = mean rater z-score; mean = mean raw rating; "
              "BLEU/chrF/TER in 0-1 units)", head]
     for r in result.table4:
-        vals = " ".join(f"{r[m]:>6.3f}" for m in (*NGRAM_METRICS, *(("BERT-F1",) if has_bert else ())))
+        vals = " ".join(f"{r[m]:>6.3f}" for m in metrics)
         lines.append(f"{_short(r['id'], 22)} {_short(r['reference'])} {_short(r['candidate'])} "
                      f"{r['human_score']:>+6.2f} {r['rating_mean']:>5.2f} {vals}")
     return "\n".join(lines)

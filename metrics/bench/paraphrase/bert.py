@@ -12,38 +12,23 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from kometrics.korbertscore import default_num_layers, score_layers
+
 __all__ = ["PRF", "layer_scores", "model_depth", "default_layer"]
 
-#: Keys of one layer's scores, in the paper's order.
+#: Keys of one layer's scores, in the paper's order, and korbertscore's names for them.
 PRF = ("P", "R", "F1")
-_ALIASES = {"P": ("P", "precision", "p"), "R": ("R", "recall", "r"), "F1": ("F1", "f1", "F", "f")}
-
-
-def _normalise(layer_out: dict) -> dict[str, np.ndarray]:
-    out = {}
-    for key, names in _ALIASES.items():
-        for name in names:
-            if name in layer_out:
-                out[key] = np.asarray(layer_out[name], dtype=np.float64)
-                break
-        else:
-            raise KeyError(f"korbertscore.score_layers returned keys {sorted(layer_out)}; expected {key}")
-    return out
+_KEYS = {"P": "precision", "R": "recall", "F1": "f1"}
 
 
 def layer_scores(candidates: Sequence[str], references: Sequence[str], model_type: str,
                  layers: Sequence[int] | None = None, idf: bool = False, batch_size: int = 64,
                  device: str | None = None, exclude_special_tokens: bool = False) -> dict[int, dict[str, np.ndarray]]:
     """``{layer: {"P", "R", "F1": float64 array per pair}}`` for ``layers`` (None: every layer 0..L)."""
-    from kometrics import korbertscore
-
-    fn = getattr(korbertscore, "score_layers", None)
-    if fn is None:
-        raise RuntimeError("kometrics.korbertscore.score_layers is not available in this installation; the "
-                           "BERT columns of the paraphrase benchmark need it (or pass --no-bert)")
-    raw = fn(list(candidates), list(references), model_type, layers=None if layers is None else list(layers),
-             idf=idf, batch_size=batch_size, device=device, exclude_special_tokens=exclude_special_tokens)
-    return {int(layer): _normalise(v) for layer, v in sorted(raw.items())}
+    raw = score_layers(list(candidates), list(references), model_type, layers=None if layers is None else list(layers),
+                       idf=idf, batch_size=batch_size, device=device, exclude_special_tokens=exclude_special_tokens)
+    return {int(layer): {key: np.asarray(v[name], dtype=np.float64) for key, name in _KEYS.items()}
+            for layer, v in sorted(raw.items())}
 
 
 def model_depth(model_type: str) -> int:
@@ -60,21 +45,6 @@ def model_depth(model_type: str) -> int:
 def default_layer(model_type: str) -> int:
     """The layer Table 2 reports: korbertscore's documented layer for the model when it has one, else the
     paper's choice scaled to the depth (layer 8 of 12: ``round(8 / 12 * depth)``)."""
-    depth = model_depth(model_type)
-    fn = None
-    try:
-        from kometrics import korbertscore
-
-        fn = getattr(korbertscore, "default_num_layers", None)
-        if fn is None:
-            from kometrics.korbertscore.embedding import default_num_layers as fn
-    except ImportError:
-        fn = None
-    if fn is not None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # "no known default layer": the depth rule below is the same
-                return int(fn(model_type, depth))
-        except Exception:  # noqa: BLE001 - an API change there must not break the benchmark
-            pass
-    return max(0, min(depth, round(8 / 12 * depth)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "no known default layer": the depth rule is what Table 2 wants
+        return default_num_layers(model_type, model_depth(model_type))
