@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kometrics.demo import DemoContext, DemoSection
-from kometrics.klue_sts.scoring import bootstrap_intervals, klue_sts_scores
+from kometrics.klue_sts.scoring import bootstrap_intervals, sts_scores
 
 
 def char_bigram_overlap(a: str, b: str) -> float:
@@ -33,7 +33,7 @@ def run(ctx: DemoContext) -> DemoSection:
                                 f"({int((gold >= 3).sum())} positive at >= 3.0)")
     section.lines.append("system                                   Pearson (95% CI)       Spearman   F1 (95% CI)")
     for name, preds in systems.items():
-        scores = klue_sts_scores(preds, gold)
+        scores = sts_scores(preds, gold)
         ci = bootstrap_intervals(preds, gold, confidence_level=0.95, n_resamples=1000, seed=0)
         section.results[name] = {**scores, **{f"{k}_ci": v for k, v in ci.items()}}
         section.lines.append(

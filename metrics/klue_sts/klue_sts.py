@@ -5,7 +5,7 @@ import evaluate
 
 from .bootstrap import bootstrap_interval
 from .correlation import correlation
-from .scoring import as_scores, bootstrap_intervals, klue_sts_scores
+from .scoring import as_scores, score
 
 # evaluate.load copies only the siblings this file imports itself: scoring needs bootstrap and correlation.
 __all__ = ["KlueSts", "bootstrap_interval", "correlation"]
@@ -49,13 +49,16 @@ Returns:
     spearmanr (`float`): Spearman's rho in [-1, 1]; NaN likewise.
     f1 (`float`): F1 in [0, 1] of the positive class after binarising both sides at `threshold`.
     pearson_ci, spearmanr_ci, f1_ci (`list` of two `float`): only with `confidence_level`.
+    signature (`str`): the threshold, the interval options and the version behind the numbers.
 
 Example 1: scores of a model on four pairs
     >>> import evaluate
     >>> klue_sts = evaluate.load("metrics/klue_sts")
     >>> results = klue_sts.compute(predictions=[4.5, 0.5, 3.2, 1.0], references=[5.0, 0.0, 2.8, 1.4])
-    >>> print({k: round(v, 4) for k, v in results.items()})
+    >>> print({k: round(v, 4) for k, v in results.items() if k != "signature"})
     {'pearson': 0.9739, 'spearmanr': 1.0, 'f1': 0.6667}
+    >>> results["signature"]
+    'klue_sts|threshold:3|ci:none|version:0.1.0'
 
 Example 2: batches added during evaluation, then a 90% confidence interval
     >>> klue_sts = evaluate.load("metrics/klue_sts")
@@ -114,11 +117,5 @@ class KlueSts(evaluate.Metric):
 
     def _compute(self, predictions, references, threshold=3.0, confidence_level=None, n_resamples=1000,
                  seed=0, ci_method="BCa"):
-        result = klue_sts_scores(predictions, references, threshold=threshold)
-        if confidence_level is not None:
-            intervals = bootstrap_intervals(as_scores(predictions, "predictions"),
-                                            as_scores(references, "references"), threshold,
-                                            confidence_level=confidence_level, n_resamples=n_resamples,
-                                            seed=seed, method=ci_method)
-            result.update({f"{key}_ci": value for key, value in intervals.items()})
-        return result
+        return score(predictions, references, threshold=threshold, confidence_level=confidence_level,
+                     n_resamples=n_resamples, seed=seed, ci_method=ci_method)

@@ -19,14 +19,21 @@ from .bootstrap import bootstrap_interval, pearson_rows, spearman_rows
 from .correlation import correlation
 
 __all__ = [
+    "VERSION",
     "as_scores",
     "binarize",
     "pearson",
     "spearman",
     "f1_binary",
+    "sts_scores",
+    "score",
     "klue_sts_scores",
+    "signature",
     "bootstrap_intervals",
 ]
+
+#: Version of the metric (the kometrics release it ships with), part of every signature.
+VERSION = "0.1.0"
 
 _NAMES = ("predictions", "references")
 
@@ -99,9 +106,10 @@ def f1_binary(predicted_positive: np.ndarray, reference_positive: np.ndarray) ->
     return 2 * tp / (2 * tp + fp + fn)
 
 
-def klue_sts_scores(predictions: Sequence[float] | np.ndarray, references: Sequence[float] | np.ndarray,
-                    threshold: float = 3.0) -> dict[str, float]:
-    """``{"pearson", "spearmanr", "f1"}`` for similarity scores on KLUE's 0-5 scale (any scale works).
+def sts_scores(predictions: Sequence[float] | np.ndarray, references: Sequence[float] | np.ndarray,
+               threshold: float = 3.0) -> dict[str, float]:
+    """``{"pearson", "spearmanr", "f1"}`` for similarity scores on KLUE's 0-5 scale (any scale works): the
+    numbers alone, as the Trainer hook logs them.
 
     F1 is computed after binarising both sides with ``>= threshold``.
     """
@@ -143,3 +151,35 @@ def bootstrap_intervals(predictions: np.ndarray, references: np.ndarray, thresho
     return {key: bootstrap_interval((preds, refs), stat, confidence_level=confidence_level,
                                     n_resamples=n_resamples, seed=seed, method=method, name=key)
             for key, stat in stats_}
+
+
+def signature(threshold: float = 3.0, confidence_level: float | None = None, n_resamples: int = 1000,
+              seed: int | None = 0, ci_method: str = "BCa") -> str:
+    """How a result was made (the sacrebleu habit): the threshold, the interval options, the version."""
+    ci = "none" if confidence_level is None else \
+        f"{ci_method}|level:{confidence_level:g}|resamples:{n_resamples}|seed:{seed}"
+    return f"klue_sts|threshold:{threshold:g}|ci:{ci}|version:{VERSION}"
+
+
+def score(predictions: Sequence[float] | np.ndarray, references: Sequence[float] | np.ndarray,
+          threshold: float = 3.0, confidence_level: float | None = None, n_resamples: int = 1000,
+          seed: int | None = 0, ci_method: str = "BCa") -> dict[str, Any]:
+    """KLUE-STS of predicted similarity scores: the library call, the same result as
+    ``evaluate.load("metrics/klue_sts").compute``.
+
+    Returns ``pearson``, ``spearmanr``, ``f1`` (see :func:`sts_scores`), with ``confidence_level`` the paired
+    bootstrap intervals ``pearson_ci``, ``spearmanr_ci``, ``f1_ci`` (:func:`bootstrap_intervals`), and a
+    ``signature``.
+    """
+    result: dict[str, Any] = dict(sts_scores(predictions, references, threshold=threshold))
+    if confidence_level is not None:
+        intervals = bootstrap_intervals(as_scores(predictions, "predictions"), as_scores(references, "references"),
+                                        threshold, confidence_level=confidence_level, n_resamples=n_resamples,
+                                        seed=seed, method=ci_method)
+        result.update({f"{key}_ci": value for key, value in intervals.items()})
+    result["signature"] = signature(threshold, confidence_level, n_resamples, seed, ci_method)
+    return result
+
+
+#: The former name of :func:`score`.
+klue_sts_scores = score

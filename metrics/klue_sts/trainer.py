@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .scoring import as_scores, klue_sts_scores
+from .scoring import as_scores, sts_scores
 
 __all__ = ["STSComputeMetrics", "compute_metrics", "make_compute_metrics"]
 
@@ -39,14 +39,14 @@ class STSComputeMetrics:
         if len(preds) != len(refs):
             raise ValueError(f"predictions and label_ids differ in length: {len(preds)} != {len(refs)}")
         if compute_result is None:  # the whole evaluation set at once
-            return klue_sts_scores(preds, refs, threshold=self.threshold)
+            return sts_scores(preds, refs, threshold=self.threshold)
         self._preds.append(preds)
         self._refs.append(refs)
         if not compute_result:
             return {}
         preds, refs = np.concatenate(self._preds), np.concatenate(self._refs)
         self._preds, self._refs = [], []
-        return klue_sts_scores(preds, refs, threshold=self.threshold)
+        return sts_scores(preds, refs, threshold=self.threshold)
 
 
 def make_compute_metrics(threshold: float = 3.0) -> STSComputeMetrics:

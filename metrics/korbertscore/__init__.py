@@ -3,6 +3,9 @@
 Library API:
 
 >>> from kometrics.korbertscore import score, score_layers, similarity_matrix, plot_alignment
+
+``score`` gives the same result as ``evaluate.load("metrics/korbertscore").compute``; ``make_compute_metrics``
+is the Seq2SeqTrainer hook.
 """
 
 from .embedding import (
@@ -13,7 +16,9 @@ from .embedding import (
     default_num_layers,
     load_encoder,
 )
-from .pipeline import VERSION, score, score_layers, similarity_matrix, validate_inputs
+from .pipeline import VERSION, score, score_layers, signature, similarity_matrix, validate_inputs
+from .plotting import plot_alignment
+from .trainer import make_compute_metrics
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -26,21 +31,8 @@ __all__ = [
     "plot_alignment",
     "score",
     "score_layers",
+    "signature",
     "similarity_matrix",
     "validate_inputs",
     "make_compute_metrics",
 ]
-
-
-def plot_alignment(*args, **kwargs):
-    """The similarity heatmap of one pair with greedy matches marked (see :mod:`.plotting`)."""
-    from .plotting import plot_alignment as _plot
-
-    return _plot(*args, **kwargs)
-
-
-def make_compute_metrics(*args, **kwargs):
-    """A ``compute_metrics`` for ``Seq2SeqTrainer(predict_with_generate=True)`` (see :mod:`.trainer`)."""
-    from .trainer import make_compute_metrics as _make
-
-    return _make(*args, **kwargs)

@@ -12,11 +12,10 @@ import evaluate
 import gradio as gr
 
 metric = evaluate.load(str(Path(__file__).with_name("korbertscore.py")))
-# The plotting and default-layer helpers travel with the metric module that evaluate copied.
-_module = sys.modules[type(metric).__module__]
-plot_alignment = _module.plot_alignment
+# The evaluate module's siblings travel with it: the app reaches its helpers as the module's attributes.
+module = sys.modules[type(metric).__module__]
 
-DEFAULT_MODEL = os.environ.get("KORBERTSCORE_MODEL", _module.DEFAULT_MODEL)
+DEFAULT_MODEL = os.environ.get("KORBERTSCORE_MODEL", module.DEFAULT_MODEL)
 
 
 def parse_layer(layer) -> int | None:
@@ -38,7 +37,7 @@ def layer_hint(model_type: str) -> dict:
     model outside the known table is loaded to read its depth, once, as scoring would load it)."""
     model = (model_type or "").strip() or DEFAULT_MODEL
     try:
-        layer, why = _module.default_layer(model)
+        layer, why = module.default_layer(model)
     except (OSError, ValueError) as e:
         return {"placeholder": "default", "info": f"empty: the model's default (cannot read {model}: {e})"}
     return {"placeholder": f"default ({layer})", "info": f"empty: the default layer of {model}: {layer} ({why})"}
@@ -60,7 +59,7 @@ def score_pair(candidate: str, reference: str, model_type: str, num_layers, idf:
     except (TypeError, ValueError, OSError) as e:
         raise gr.Error(str(e)) from e
     used = result["num_layers"]
-    fig = plot_alignment(candidate, reference, model_type=model, num_layers=used)
+    fig = module.plot_alignment(candidate, reference, model_type=model, num_layers=used)
     summary = {"model": model, **{k: (v[0] if isinstance(v, list) else v) for k, v in result.items()}}
     line = (f"Scored with `{model}`{' (the default model)' if not (model_type or '').strip() else ''} at "
             f"layer {used}{' (its default layer)' if layer is None else ''}.")

@@ -62,8 +62,9 @@ Args:
     baseline_path (str): a bert_score baseline file (CSV `LAYER,P,R,F`), e.g. from
         `kometrics korbertscore baseline`. Required with rescale_with_baseline for Korean models.
     batch_size (int): sentences per forward pass. Default 64. Scores do not depend on it.
-    device (str): "cpu", "cuda", "cuda:1" ... Default: cuda when available.
-    dtype (str): "float32" (default), "float16" or "bfloat16" for the encoder; matching is float32.
+    device (str or torch.device): "auto" (default: cuda when available), "cpu", "cuda", "cuda:1", "gpu", "mps".
+    dtype (str or torch.dtype): "float32" (default), "float64", "float16"/"fp16", "bfloat16"/"bf16" (a "torch."
+        prefix is allowed) for the encoder; matching is float32.
     max_length (int): longest sequence given to the model (default: the model's position limit).
     exclude_special_tokens (bool): drop [CLS]/[SEP] from matching entirely (the paper's definition).
         Default False (bert_score's behaviour).
@@ -81,6 +82,9 @@ Returns:
     best_reference (list of int): index of the reference with the highest F1 (0 with one reference).
     num_layers (int): the layer used.
     hashcode (str): model, layer, idf, rescaling and version, bert_score-style.
+    signature (str): every option that changes the numbers, and the version (sacrebleu-style), e.g.
+        "korbertscore|model:klue/bert-base|layer:8|idf:no|rescale:no|special:kept|long:window|max_len:model|
+        dtype:float32|version:0.1.0" (one line).
 
 The examples use "klue/bert-base", as you would. Their printed values hold for any encoder (the tests run
 them on a tiny random stand-in for that id); the metric card shows the figures of a real model.
@@ -105,7 +109,7 @@ bertscore's (layer, idf, batch size), and F1 is the harmonic mean of precision a
     ...     references=["회의가 내일 있다.", "어제 비가 내렸다."], model_type="klue/bert-base", num_layers=4,
     ...     idf=True, batch_size=8)
     >>> sorted(results)
-    ['best_reference', 'f1', 'hashcode', 'num_layers', 'precision', 'recall']
+    ['best_reference', 'f1', 'hashcode', 'num_layers', 'precision', 'recall', 'signature']
     >>> results["f1"][0] > results["f1"][1], all(0 <= f <= 1 for f in results["f1"])
     (True, True)
     >>> p, r, f = results["precision"][0], results["recall"][0], results["f1"][0]

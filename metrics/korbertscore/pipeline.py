@@ -19,8 +19,9 @@ from .embedding import DEFAULT_MODEL, Embedded, Encoder, default_num_layers, emb
 from .model_setup import dtype_name
 from .scoring import f1, greedy_match, idf_weights, max_over_references, read_baseline, rescale, weight_table
 
-__all__ = ["score", "score_layers", "similarity_matrix", "validate_inputs", "VERSION", "LONG_TEXT"]
+__all__ = ["score", "score_layers", "similarity_matrix", "validate_inputs", "signature", "VERSION", "LONG_TEXT"]
 
+#: Version of the metric (the kometrics release it ships with), part of every signature and hashcode.
 VERSION = "0.1.0"
 LONG_TEXT = ("window", "truncate", "error")
 # Matching memory budget: elements of the batched similarity tensor.
@@ -260,6 +261,24 @@ def _hashcode(model_type: str, layer: int, idf: Any, rescaled: bool, custom_base
     return msg
 
 
+def signature(model_type: str, layer: int, idf: Any, rescale_with_baseline: bool, baseline_path: Any,
+              exclude_special_tokens: bool, long_text: str, max_length: int | None, dtype: Any) -> str:
+    """How a result was made (the sacrebleu habit): every option that changes the numbers, and the version.
+    ``idf``: ``no``, ``refs`` (over the references), ``sentences`` (a given list) or ``weights`` (a dict);
+    ``rescale``: ``no``, ``bert_score`` (its baseline file) or ``custom`` (``baseline_path``)."""
+    if idf is None or idf is False:
+        idf_kind = "no"
+    elif idf is True:
+        idf_kind = "refs"
+    else:
+        idf_kind = "weights" if isinstance(idf, Mapping) else "sentences"
+    rescale_kind = "no" if not rescale_with_baseline else ("custom" if baseline_path is not None else "bert_score")
+    parts = [f"model:{model_type}", f"layer:{layer}", f"idf:{idf_kind}", f"rescale:{rescale_kind}",
+             f"special:{'excluded' if exclude_special_tokens else 'kept'}", f"long:{long_text}",
+             f"max_len:{'model' if max_length is None else max_length}", f"dtype:{dtype_name(dtype)}"]
+    return "korbertscore|" + "|".join(parts) + f"|version:{VERSION}"
+
+
 def _default_baseline(model_type: str, lang: str) -> str | None:
     """bert_score's baseline file of ``model_type`` (``rescale_baseline/<lang>/<model>.tsv``), if installed."""
     try:
@@ -280,7 +299,8 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
 
     Returns ``precision``, ``recall``, ``f1`` (lists of floats in [-1, 1], about [0, 1] in practice; after
     rescaling about 0 for unrelated text and 1 for identical text), ``best_reference`` (index of the reference
-    with the highest raw F1 per prediction), ``num_layers`` and ``hashcode``. Matches bert_score 0.3.13 on the
+    with the highest raw F1 per prediction), ``num_layers``, ``hashcode`` (bert_score's habit) and ``signature``
+    (:func:`signature`: every option that changes the numbers). Matches bert_score 0.3.13 on the
     same model, layer, idf and baseline (within float32 rounding).
     """
     preds, refs, multi = validate_inputs(predictions, references)
@@ -298,11 +318,13 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
             raise ValueError(f"no baseline file for {model_type!r} (lang={lang!r}): pass baseline_path=... (build "
                              "one with `kometrics korbertscore baseline`) or rescale_with_baseline=False")
         baseline = read_baseline(path, layer)
-    hashcode = _hashcode(model_type, layer, idf, rescale_with_baseline, baseline_path is not None,
-                         exclude_special_tokens, long_text, dtype, use_fast_tokenizer)
+    provenance = {
+        "hashcode": _hashcode(model_type, layer, idf, rescale_with_baseline, baseline_path is not None,
+                              exclude_special_tokens, long_text, dtype, use_fast_tokenizer),
+        "signature": signature(model_type, layer, idf, rescale_with_baseline, baseline_path, exclude_special_tokens,
+                               long_text, limit, dtype)}
     if not preds:
-        return {"precision": [], "recall": [], "f1": [], "best_reference": [], "num_layers": layer,
-                "hashcode": hashcode}
+        return {"precision": [], "recall": [], "f1": [], "best_reference": [], "num_layers": layer, **provenance}
     _empty_warning(preds, refs, multi)
     stats = _idf_stats(encoder, idf, [x for group in refs for x in group])
     p, r, f, groups = _score_chunks(encoder, preds, refs, multi, [layer], stats, _PREDICTIONS_PER_CHUNK, batch_size,
@@ -313,7 +335,7 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
     if baseline is not None:
         p, r, f = rescale(p, baseline[0]), rescale(r, baseline[1]), rescale(f, baseline[2])
     return {"precision": p.tolist(), "recall": r.tolist(), "f1": f.tolist(), "best_reference": best.tolist(),
-            "num_layers": layer, "hashcode": hashcode}
+            "num_layers": layer, **provenance}
 
 
 def _nan_warning(p: np.ndarray, r: np.ndarray, groups: np.ndarray) -> None:

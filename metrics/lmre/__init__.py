@@ -29,7 +29,7 @@ from .formats import (
     parse_annotation,
 )
 from .lookup import ReferenceLookup, load_reference_records, load_references, references_for
-from .scoring import DEFAULT_THETA, explain, score
+from .scoring import DEFAULT_THETA, VERSION, explain, score, signature
 from .trainer import make_compute_metrics
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "AnnotationError",
     "DEFAULT_THETA",
     "ReferenceLookup",
+    "VERSION",
     "acceptance_gap",
     "annotation_to_break_indices",
     "annotation_to_labels",
@@ -57,4 +58,5 @@ __all__ = [
     "parse_annotation",
     "references_for",
     "score",
+    "signature",
 ]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import evaluate
 import gradio as gr
 
 metric = evaluate.load(str(Path(__file__).with_name("lmre.py")))
+# The evaluate module's siblings travel with it: the app reaches its helpers as the module's attributes.
+module = sys.modules[type(metric).__module__]
 
 EXAMPLE_PREDICTION = "나는 / 밥을 먹고 // 학교에 갔다"
 EXAMPLE_REFERENCES = "나는 / 밥을 먹고 / 학교에 갔다\n나는 밥을 / 먹고 학교에 갔다\n나는 / 밥을 먹고 학교에 갔다"
@@ -17,7 +20,7 @@ def judge(prediction: str, references: str, similarity: str, theta: float, break
     """Explain the acceptance of ``prediction`` against the references (one per line)."""
     refs = [line for line in references.splitlines() if line.strip()]
     try:
-        result = metric.explain(prediction, refs, similarity=similarity, theta=float(theta),
+        result = module.explain(prediction, refs, similarity=similarity, theta=float(theta),
                                 break_types=break_types)
     except (ValueError, TypeError) as e:
         return f"**Error:** {e}", [], {}

@@ -79,7 +79,7 @@ Example 2: F1 over boundary positions, binary and typed (AP `/` vs IP `//`).
     ([1.0, 1.0], [True, True], 1.0)
     >>> r = lmre.compute(predictions=preds, references=refs, break_types="typed", theta=0.6)
     >>> r["best_score"], r["accepted"], r["signature"]
-    ([0.5, 1.0], [False, True], 'lmre|sim:f1|theta:0.6|breaks:typed|final:excluded|v:1')
+    ([0.5, 1.0], [False, True], 'lmre|sim:f1|theta:0.6|breaks:typed|final:excluded|version:0.1.0')
 
 Example 3: words must match.
     >>> lmre.compute(predictions=["가 / 나"], references=[["가 / 다"]])  # doctest: +ELLIPSIS

@@ -42,6 +42,7 @@ __all__ = [
     "score",
     "explain",
     "signature",
+    "VERSION",
 ]
 
 SIMILARITIES = ("f1", "em")
@@ -49,7 +50,8 @@ BREAK_TYPES = ("binary", "typed")
 #: Default acceptance threshold θ: with EM it means "equals some reference"; with F1 "shares more than
 #: half of the boundaries (harmonic mean of precision and recall) with some reference".
 DEFAULT_THETA = 0.5
-VERSION = "1"
+#: Version of the metric (the kometrics release it ships with), part of every signature.
+VERSION = "0.1.0"
 
 
 class ParsedInputs:
@@ -310,7 +312,7 @@ def signature(similarity: str, theta: float, break_types: str, reference_sources
     """How a result was made (sacrebleu habit): similarity, θ, break types, final position, version, and
     (when given) the reference folders that were combined (``refs:a+b``)."""
     refs = f"|refs:{'+'.join(reference_sources)}" if reference_sources else ""
-    return f"lmre|sim:{similarity}|theta:{theta:g}|breaks:{break_types}|final:excluded{refs}|v:{VERSION}"
+    return f"lmre|sim:{similarity}|theta:{theta:g}|breaks:{break_types}|final:excluded{refs}|version:{VERSION}"
 
 
 def check_sources(reference_sources: Any) -> list[str] | None:

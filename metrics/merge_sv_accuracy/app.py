@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
+import sys
 from pathlib import Path
 
 import evaluate
 import gradio as gr
 import pandas as pd
 
-HERE = Path(__file__).resolve().parent
-metric = evaluate.load(str(HERE / "merge_sv_accuracy.py"))
-_spec = importlib.util.spec_from_file_location("_merge_sv_plotting", HERE / "plotting.py")
-_plotting = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_plotting)
-plot_sv_curve = _plotting.plot_sv_curve
+metric = evaluate.load(str(Path(__file__).with_name("merge_sv_accuracy.py")))
+# The evaluate module's siblings travel with it: the app reaches its helpers as the module's attributes.
+module = sys.modules[type(metric).__module__]
 
 #: Accepted column names (first match wins).
 COLUMNS = {
@@ -112,7 +109,7 @@ def score(file, text: str, thresholds: str):
     summary = (f"**MC = {mc:.2f}**" if mc is not None else "**MC: needs seed rows (is_seed)**") + (
         f" · seed accuracy {result['seed_accuracy']:.3f}" if result["seed_accuracy"] is not None else "") + (
         f" · variant accuracy {result['accuracy']:.3f} · {result['n_seeds']} seeds, {result['n_variants']} variants")
-    fig = plot_sv_curve(result)
+    fig = module.plot_sv_curve(result)
     return fig, summary, json.loads(json.dumps(result, default=str))
 
 

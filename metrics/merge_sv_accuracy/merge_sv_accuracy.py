@@ -8,7 +8,11 @@ import datasets
 import evaluate
 
 from .inputs import as_flags, as_labels, as_seed_ids, as_word_classes, check_lengths
-from .scoring import seed_variant_accuracy
+from .plotting import plot_sv_curve
+from .scoring import score
+
+# evaluate.load copies only the siblings this file imports itself; the Space's app reaches plot_sv_curve here.
+__all__ = ["MergeSvAccuracy", "plot_sv_curve", "score"]
 
 _CITATION = """\
 @article{merge2025,
@@ -169,5 +173,4 @@ class MergeSvAccuracy(evaluate.Metric):
                              "for every batch or for none")
         flags = is_seed if given and given[0] else None
         classes = word_classes if any(word_classes) else None
-        return seed_variant_accuracy(predictions, references, seed_ids, is_seed=flags, word_classes=classes,
-                                     thresholds=thresholds)
+        return score(predictions, references, seed_ids, is_seed=flags, word_classes=classes, thresholds=thresholds)

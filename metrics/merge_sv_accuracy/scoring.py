@@ -26,14 +26,28 @@ from typing import Any
 
 import numpy as np
 
-from .inputs import as_flags, as_labels, as_seed_ids, as_threshold_grid, as_word_classes, check_lengths
+from .inputs import (
+    DEFAULT_THRESHOLDS,
+    as_flags,
+    as_labels,
+    as_seed_ids,
+    as_threshold_grid,
+    as_word_classes,
+    check_lengths,
+)
 
 __all__ = [
+    "VERSION",
     "factorize",
     "sv_pass_counts",
     "matching_correctness",
+    "signature",
+    "score",
     "seed_variant_accuracy",
 ]
+
+#: Version of the metric (the kometrics release it ships with), part of every signature.
+VERSION = "0.1.0"
 
 
 def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -76,6 +90,13 @@ def matching_correctness(pass_counts: np.ndarray, n_seeds_correct: int, cts: lis
     return float(cts[int(best[-1])])
 
 
+def signature(cts: list[float]) -> str:
+    """How a result was made (the sacrebleu habit): the CT grid (``default`` = 0.05, 0.10, ..., 1.00) and the
+    version; CTs are exact fractions, written with ``%g``."""
+    grid = "default" if cts == list(DEFAULT_THRESHOLDS) else ",".join(f"{c:g}" for c in cts)
+    return f"merge_sv_accuracy|ct:{grid}|version:{VERSION}"
+
+
 def _curve(pass_counts: np.ndarray, n: int, cts: list[float]) -> dict[float, float]:
     return {ct: float(k) / n for ct, k in zip(cts, pass_counts.tolist())}
 
@@ -84,7 +105,7 @@ def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def seed_variant_accuracy(
+def score(
     predictions: Any,
     references: Any,
     seed_ids: Any,
@@ -92,7 +113,8 @@ def seed_variant_accuracy(
     word_classes: Any = None,
     thresholds: Any = None,
 ) -> dict[str, Any]:
-    """MERGE metrics for predictions on a set of seed and variant rows.
+    """MERGE metrics for predictions on a set of seed and variant rows: the library call, the same result as
+    ``evaluate.load("metrics/merge_sv_accuracy").compute``.
 
     Args:
         predictions, references: integer class ids, one per row.
@@ -106,8 +128,8 @@ def seed_variant_accuracy(
     ``seed_accuracy``, ``sv_accuracy`` {CT: value}, ``matching_correctness``, ``sv_accuracy_by_word_class``
     {class: {CT: value}}, ``variant_accuracy_given_seed_correct`` / ``_seed_wrong``, ``n_seeds`` (seeds in
     the SV curve), ``n_variants``, ``n_seeds_without_variants``, ``seed_accuracy_with_variants`` (the seed
-    accuracy MC is matched against), ``n_variants_without_word_class``. Values that need seed rows or
-    word classes are ``None`` without them.
+    accuracy MC is matched against), ``n_variants_without_word_class``, and a ``signature``. Values that need
+    seed rows or word classes are ``None`` without them.
 
     Raises ``ValueError``/``TypeError`` on bad input: non-integer or negative labels, lengths that differ,
     empty seed ids, two seed rows for one id, variants whose seed row is missing while other seeds have
@@ -175,6 +197,7 @@ def seed_variant_accuracy(
         "n_seeds_without_variants": n_without,
         "seed_accuracy_with_variants": None,
         "n_variants_without_word_class": None,
+        "signature": signature(cts),
     }
 
     if has_seed_rows:
@@ -224,3 +247,7 @@ def seed_variant_accuracy(
                                                  int(sel.sum()), cts)
         result["sv_accuracy_by_word_class"] = by_class
     return result
+
+
+#: The former name of :func:`score`.
+seed_variant_accuracy = score

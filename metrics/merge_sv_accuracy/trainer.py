@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from .inputs import as_flags, as_seed_ids, as_threshold_grid, as_word_classes
-from .scoring import seed_variant_accuracy
+from .scoring import score
 
-__all__ = ["compute_metrics_factory", "flatten_result"]
+__all__ = ["make_compute_metrics", "compute_metrics_factory", "flatten_result"]
 
 
 def flatten_result(result: dict[str, Any], curve_points: Sequence[float] | None = None) -> dict[str, float]:
@@ -32,7 +32,7 @@ def flatten_result(result: dict[str, Any], curve_points: Sequence[float] | None 
     return out
 
 
-def compute_metrics_factory(
+def make_compute_metrics(
     seed_ids: Sequence[str],
     is_seed: Sequence[bool] | None,
     word_classes: Sequence[str] | None = None,
@@ -80,10 +80,14 @@ def compute_metrics_factory(
         store["preds"].clear()
         store["labels"].clear()
         if len(preds) != len(ids):
-            raise ValueError(f"the evaluation set has {len(preds)} rows but compute_metrics_factory was given "
+            raise ValueError(f"the evaluation set has {len(preds)} rows but make_compute_metrics was given "
                              f"{len(ids)} seed_ids: build it from the same dataset, in the same order")
-        result = seed_variant_accuracy(preds, gold, ids, is_seed=flags, word_classes=classes,
+        result = score(preds, gold, ids, is_seed=flags, word_classes=classes,
                                        thresholds=thresholds)
         return flatten_result(result, curve_points)
 
     return compute_metrics
+
+
+#: The former name of :func:`make_compute_metrics`.
+compute_metrics_factory = make_compute_metrics

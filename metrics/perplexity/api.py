@@ -16,7 +16,10 @@ from .ngram import is_ngram_model, unit_surprisals
 from .ngram import score as ngram_score
 from .scoring import LN2, summarize, validate_predictions
 
-__all__ = ["score", "token_surprisals", "signature"]
+__all__ = ["VERSION", "score", "token_surprisals", "signature"]
+
+#: Version of the metric (the kometrics release it ships with), part of every signature.
+VERSION = "0.1.0"
 
 MODES = ("causal", "pseudo")
 
@@ -31,7 +34,8 @@ def _check_options(mode: str, batch_size: Any) -> None:
 
 def signature(model_id: str, mode: str, model: Any, tokenizer: Any, add_start_token: bool,
               max_length: int | None, stride: int | None, dtype: Any, pll_variant: str) -> str:
-    """A string that says how the numbers were made (the sacrebleu habit)."""
+    """A string that says how the numbers were made (the sacrebleu habit): every option that changes them, and
+    the version."""
     window = int(max_length) if max_length is not None else context_length(model, tokenizer)
     parts = [f"mode:{mode}", f"model:{model_id}", f"dtype:{dtype_name(dtype)}",
              f"window:{window}"]
@@ -40,7 +44,7 @@ def signature(model_id: str, mode: str, model: Any, tokenizer: Any, add_start_to
         parts += [f"start:{'none' if start is None else start}", f"stride:{window // 2 if stride is None else stride}"]
     else:
         parts.append(f"pll:{pll_variant}")
-    return "perplexity|" + "|".join(parts)
+    return "perplexity|" + "|".join(parts) + f"|version:{VERSION}"
 
 
 def score(predictions: Sequence[str], model_id: str, batch_size: int = 16, add_start_token: bool = True,

@@ -11,7 +11,8 @@ import evaluate
 import gradio as gr
 
 metric = evaluate.load(str(Path(__file__).with_name("perplexity.py")))
-_module = sys.modules[type(metric).__module__]
+# The evaluate module's siblings travel with it: the app reaches its helpers as the module's attributes.
+module = sys.modules[type(metric).__module__]
 
 DEFAULT_MODEL = "skt/kogpt2-base-v2"
 #: The model an empty model box means, per mode.
@@ -40,7 +41,7 @@ def surprisal(text: str, model_id: str, mode: str):
     model_id = chosen or DEFAULT_MODELS.get(mode, DEFAULT_MODEL)
     try:
         result = metric.compute(predictions=[text], model_id=model_id, mode=mode)
-        tokens = _module.token_surprisals(text, model_id, mode=mode)
+        tokens = module.token_surprisals(text, model_id, mode=mode)
     except (TypeError, ValueError, OSError) as e:
         raise gr.Error(str(e)) from e
     top = max((b for _, b in tokens), default=1.0) or 1.0

@@ -63,8 +63,10 @@ Args:
         Texts are never truncated: longer ones are scored with a sliding window.
     stride (int, optional): causal mode; how far the window moves (default max_length // 2); each token is
         scored once, with at least max_length - stride tokens of context.
-    device (str, optional): "cpu", "cuda", "cuda:1", "gpu" ...; default CUDA when available.
-    dtype (str, optional): "float32" (default), "bfloat16", "float16".
+    device (str or torch.device, optional): "auto" (default: CUDA when available), "cpu", "cuda", "cuda:1", "gpu",
+        "mps".
+    dtype (str or torch.dtype, optional): "float32" (default), "float64", "float16"/"fp16", "bfloat16"/"bf16" (a
+        "torch." prefix is allowed).
     mode (str): "causal" (default) or "pseudo" (masked LM pseudo-perplexity).
     pll_variant (str): pseudo mode; "original" (mask one token) or "word_l2r" (also mask the later pieces of
         the same word; Kauf & Ivanova 2023).
@@ -85,7 +87,7 @@ Returns:
     nll_sums (list of float): per text, summed negative log-likelihood in nats.
     token_counts, char_counts, byte_counts, word_counts (list of int): per text.
     signature (str): model, mode, dtype, window, start token and stride behind the numbers (n-gram models:
-        unit, order, smoothing, <s>/</s>/<unk> handling, tokenizer, training data hash).
+        unit, order, smoothing, <s>/</s>/<unk> handling, tokenizer, training data hash), and the version.
     unknown_units (list of int): n-gram models only; per text, units not in the model's vocabulary.
 
 The examples use "skt/kogpt2-base-v2" (causal) and "klue/bert-base" (pseudo), as you would. Their printed

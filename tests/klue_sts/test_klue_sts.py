@@ -56,12 +56,13 @@ def test_dev_set_facts(dev):
 def test_equals_independent_computation_on_real_dev_pairs(metric, dev):
     _, gold, noisy = dev
     result = metric.compute(predictions=noisy.tolist(), references=gold.tolist())
-    assert set(result) == {"pearson", "spearmanr", "f1"}
+    assert set(result) == {"pearson", "spearmanr", "f1", "signature"}
+    assert result["signature"] == "klue_sts|threshold:3|ci:none|version:0.1.0"
     assert abs(result["pearson"] - stats.pearsonr(noisy, gold)[0]) < 1e-12
     assert abs(result["pearson"] - hand_pearson(noisy, gold)) < 1e-12
     assert abs(result["spearmanr"] - stats.spearmanr(noisy, gold)[0]) < 1e-12
     assert abs(result["f1"] - hand_f1(noisy, gold)) < 1e-12
-    assert all(isinstance(v, float) for v in result.values())
+    assert all(isinstance(result[k], float) for k in ("pearson", "spearmanr", "f1"))
 
 
 def test_official_baseline_formula_x100(metric, dev):

@@ -60,7 +60,7 @@ def test_batch_hook_accumulates_tensors():
     import torch
     from transformers import EvalPrediction
 
-    from kometrics.klue_sts import klue_sts_scores, make_compute_metrics
+    from kometrics.klue_sts import make_compute_metrics, sts_scores
 
     hook = make_compute_metrics()
     rng = np.random.default_rng(1)
@@ -68,17 +68,17 @@ def test_batch_hook_accumulates_tensors():
     outs = [hook(EvalPrediction(predictions=torch.tensor(preds[i:i + 16, None]), label_ids=torch.tensor(gold[i:i + 16])),
                  compute_result=i + 16 >= 40) for i in range(0, 40, 16)]
     assert outs[0] == {} and outs[1] == {}
-    assert outs[2] == pytest.approx(klue_sts_scores(preds, gold), abs=1e-6)
+    assert outs[2] == pytest.approx(sts_scores(preds, gold), abs=1e-6)
 
 
 def test_space_answers_through_gradio_client():
     import pandas as pd
 
-    from kometrics.klue_sts import klue_sts_scores
+    from kometrics.klue_sts import score
     from tests.conftest import METRICS_DIR, serve_app
 
     with serve_app(METRICS_DIR / "klue_sts" / "app.py") as (_, client):
         table = pd.DataFrame({"prediction": [4.5, 0.5, 3.2, 1.0], "reference": [5.0, 0.0, 2.8, 1.4]})
         result = client.predict({"headers": list(table.columns), "data": table.values.tolist()}, 3.0, False,
                                 api_name="/score")
-    assert result == pytest.approx(klue_sts_scores(table.prediction, table.reference))
+    assert result == pytest.approx(score(table.prediction, table.reference))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kometrics.bench.merge_sv_accuracy import brute_force_sv_accuracy
-from kometrics.merge_sv_accuracy import compute_metrics_factory, seed_variant_accuracy
+from kometrics.merge_sv_accuracy import make_compute_metrics, seed_variant_accuracy
 
 from ..conftest import METRICS_DIR
 
@@ -41,7 +41,7 @@ def _trainer(model, ds, tmp_path, compute_metrics, batch_eval_metrics=False):
 @pytest.mark.parametrize("batch_eval_metrics", [False, True])
 def test_trainer_evaluate_reports_merge_metrics(merge_eval, tmp_path, batch_eval_metrics):
     model, feats, ds = merge_eval
-    hook = compute_metrics_factory(ds["seed_id"], ds["is_seed"], ds["word_class"], curve_points=None)
+    hook = make_compute_metrics(ds["seed_id"], ds["is_seed"], ds["word_class"], curve_points=None)
     metrics = _trainer(model, feats, tmp_path, hook, batch_eval_metrics).evaluate()
     # Independent reference: the raw logits of the same model, argmax, scored by the brute-force loops of
     # kometrics.bench.merge_sv_accuracy (dicts and exact fractions, no code shared with the library), and
@@ -66,15 +66,15 @@ def test_trainer_evaluate_reports_merge_metrics(merge_eval, tmp_path, batch_eval
 
 
 def test_hook_checks_lengths_and_logs_curve_points():
-    hook = compute_metrics_factory(["a", "a", "b", "b"], [True, False, True, False], curve_points=[0.5, 1.0])
+    hook = make_compute_metrics(["a", "a", "b", "b"], [True, False, True, False], curve_points=[0.5, 1.0])
     logits = np.eye(3)[[0, 0, 1, 2]]
     out = hook((logits, np.array([0, 0, 1, 1])))
     assert out == {"accuracy": 0.5, "seed_accuracy": 1.0, "matching_correctness": 1.0,
                    "variant_accuracy_given_seed_correct": 0.5, "sv_accuracy@0.5": 0.5, "sv_accuracy@1": 0.5}
-    with pytest.raises(ValueError, match="has 3 rows but compute_metrics_factory was given 4 seed_ids"):
+    with pytest.raises(ValueError, match="has 3 rows but make_compute_metrics was given 4 seed_ids"):
         hook((logits[:3], np.array([0, 0, 1])))
     with pytest.raises(ValueError, match=r"thresholds\[0\]"):
-        compute_metrics_factory(["a"], None, thresholds=[0])
+        make_compute_metrics(["a"], None, thresholds=[0])
 
 
 def test_space_answers_through_gradio_client(tmp_path):
