@@ -41,4 +41,4 @@ def test_demo_reports_a_missing_optional_dependency(data_dir, tmp_path, monkeypa
     monkeypatch.setattr(demo.importlib, "import_module", lambda name: Boom)
     out = io.StringIO()
     assert run_demo(data_dir=str(data_dir), limit=5, offline=True, only=["klue_sts"], out=out) == 0
-    assert "skipped: it needs nltk" in out.getvalue() and "kometrics[bench]" in out.getvalue()
+    assert "skipped: it needs nltk" in out.getvalue() and "pip install -e '.[bench]'" in out.getvalue()

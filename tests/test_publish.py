@@ -3,13 +3,15 @@
 The central check: every dry-run Space folder loads with ``evaluate.load("ORG/<name>")`` in a fresh Python
 process that is offline and cannot import anything of this project (no kometrics, no checkout on the path),
 its docstring examples pass there, exactly as they would for a user of the published Space, and its
-``app.py`` builds its Gradio app there (so a Space works even without the kometrics pin).
+``app.py`` builds its Gradio app there. A Space folder is exactly its metric folder plus card fixes; its
+``requirements.txt`` names no kometrics. The playground's names a wheel built from this checkout, which installs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -18,13 +20,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import METRICS_DIR, REPO, missing
+from .conftest import METRICS_DIR, REPO
 
 ORG = "kometrics-test"
-
-
-def _present(name: str) -> bool:
-    return (METRICS_DIR / name / f"{name}.py").is_file()
 
 
 def _all_metrics() -> list[str]:
@@ -33,13 +31,9 @@ def _all_metrics() -> list[str]:
     return list(METRICS)
 
 
-def _complete(name: str) -> bool:
-    return all((METRICS_DIR / name / f).is_file() for f in (f"{name}.py", "README.md", "app.py"))
-
-
 @pytest.fixture(scope="module")
 def dry_run(tmp_path_factory) -> Path:
-    """``kometrics publish --org ORG --dry-run --out <tmp>/<ORG>`` over every complete metric folder.
+    """``kometrics publish --org ORG --dry-run --out <tmp>/<ORG> --playground`` (every metric).
 
     The output folder is named after the org so that, from its parent as cwd, ``evaluate.load("ORG/<name>")``
     resolves to the built folder (evaluate tries a local folder before the Hub).
@@ -47,62 +41,70 @@ def dry_run(tmp_path_factory) -> Path:
     from kometrics.cli import main
 
     out = tmp_path_factory.mktemp("publish") / ORG
-    args = ["publish", "--org", ORG, "--dry-run", "--out", str(out), "--playground"]
-    for name in _all_metrics():
-        if _complete(name):
-            args += ["--only", name]
-    if "--only" not in args:
-        missing(f"a complete metric folder (<name>.py, README.md, app.py) under {METRICS_DIR}")
-    assert main(args) == 0
+    assert main(["publish", "--org", ORG, "--dry-run", "--out", str(out), "--playground"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted([*_all_metrics(), "kometrics-playground"])
     return out
+
+
+def _load_calls_rewritten(text: str, name: str) -> str:
+    return text.replace(f'"metrics/{name}"', f'"{ORG}/{name}"').replace(f"'metrics/{name}'", f"'{ORG}/{name}'")
 
 
 # --- the folders ----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", _all_metrics())
-def test_metric_folder_is_publishable(name):
-    if not _present(name):
-        missing(f"metrics/{name}/{name}.py")
-    lacking = [f for f in ("README.md", "app.py", "requirements.txt") if not (METRICS_DIR / name / f).is_file()]
-    assert not lacking, f"metrics/{name} lacks {lacking} for its Space"
-
-
-@pytest.mark.parametrize("name", _all_metrics())
-def test_dry_run_folder(name, dry_run):
-    from kometrics import __version__
-
-    if not _complete(name):
-        missing(f"metrics/{name}/: {name}.py, README.md and app.py (the folder is not complete)")
+def test_dry_run_folder_is_the_metric_folder_plus_card_fixes(name, dry_run):
     folder = dry_run / name
     src = METRICS_DIR / name
     files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
     expected = {p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()
-                and "__pycache__" not in p.parts and "tests" not in p.parts and p.suffix != ".pyc"}
-    expected |= {"requirements.txt", "packages.txt"}
-    assert files == expected
-    meta = yaml.safe_load((folder / "README.md").read_text(encoding="utf-8").split("---\n", 2)[1])
+                and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+    assert files == expected and {"README.md", "app.py", "requirements.txt", f"{name}.py"} <= files
+    for rel in sorted(files - {"README.md"}):
+        got, original = (folder / rel).read_bytes(), (src / rel).read_bytes()
+        if rel.endswith(".py"):  # the documented examples load the Space, not a checkout
+            original = _load_calls_rewritten(original.decode("utf-8"), name).encode("utf-8")
+        assert got == original, rel
+    # the card: the front matter completed into a Space config, the body's load calls rewritten
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    meta = yaml.safe_load(card.split("---\n", 2)[1])
     assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py" and meta.get("sdk_version")
     assert {"evaluate", "metric"} <= set(meta["tags"])
-    reqs = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    assert f"kometrics=={__version__}" in reqs
-    assert {"evaluate", "gradio"} <= {r.split(">")[0].split("=")[0].split("<")[0].strip() for r in reqs}
-    for py in folder.rglob("*.py"):
-        text = py.read_text(encoding="utf-8")
-        assert f'"metrics/{name}"' not in text and f"'metrics/{name}'" not in text, py
-        # Only the load calls changed: the rest of each file is the metric folder's.
-        original = (src / py.relative_to(folder)).read_text(encoding="utf-8")
-        assert text == original.replace(f'"metrics/{name}"', f'"{ORG}/{name}"').replace(
-            f"'metrics/{name}'", f"'{ORG}/{name}'")
+    source_body = (src / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
+    assert card.split("---\n", 2)[2] == _load_calls_rewritten(source_body, name)
 
 
-def test_playground_folder(dry_run):
-    from kometrics import __version__
+@pytest.mark.parametrize("name", _all_metrics())
+def test_metric_space_requirements_name_no_kometrics(name, dry_run):
+    names = {re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0].lower()
+             for r in (dry_run / name / "requirements.txt").read_text(encoding="utf-8").splitlines()
+             if r.strip() and not r.startswith("#")}
+    assert "kometrics" not in names and {"evaluate", "gradio"} <= names
+
+
+def test_playground_requirement_installs(dry_run, tmp_path):
+    """The playground's kometrics line names the wheel in its folder at the Space's Hub URL; the wheel installs
+    (offline, without its dependencies) and the installed kometrics has what the playground imports."""
+    from packaging.requirements import Requirement
 
     folder = dry_run / "kometrics-playground"
     assert (folder / "app.py").read_bytes() == (REPO / "spaces" / "playground" / "app.py").read_bytes()
-    reqs = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    assert f"kometrics[demo]=={__version__}" in reqs
-    assert sum(r.startswith("kometrics") for r in reqs) == 1
+    reqs = [r for r in (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+            if r.strip() and not r.startswith("#")]
+    ours = [Requirement(r) for r in reqs if Requirement(r).name == "kometrics"]
+    assert len(ours) == 1 and ours[0].extras == {"demo"}
+    wheels = sorted(folder.glob("kometrics-*.whl"))
+    assert len(wheels) == 1
+    assert ours[0].url == f"https://huggingface.co/spaces/{ORG}/kometrics-playground/resolve/main/{wheels[0].name}"
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target",
+                    str(target), str(wheels[0])], check=True, capture_output=True, text=True)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import kometrics, kometrics.cli, kometrics.demo; "
+            "from kometrics import korbertscore, perplexity, merge_sv_accuracy, lmre, klue_sts; "
+            "print(kometrics.__file__)")
+    proc = subprocess.run([sys.executable, "-I", "-c", code, str(target)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert Path(proc.stdout.strip()).is_relative_to(target)
     meta = yaml.safe_load((folder / "README.md").read_text(encoding="utf-8").split("---\n", 2)[1])
     assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py"
 
@@ -180,8 +182,6 @@ _ISOLATED = textwrap.dedent('''
 
 @pytest.mark.parametrize("name", _all_metrics())
 def test_space_loads_alone_offline_and_doctests_pass(name, dry_run, stand_ins, tmp_path):
-    if not _complete(name):
-        missing(f"metrics/{name}/: {name}.py, README.md and app.py (the folder is not complete)")
     script = tmp_path / "isolated_space.py"
     script.write_text(_ISOLATED, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "HF_", "KOMETRICS"))}
@@ -228,9 +228,8 @@ def test_publish_calls_the_hub(monkeypatch, tmp_path, capsys):
 
     monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", create_repo)
     monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", upload_folder)
-    names = [n for n in available_metrics() if _complete(n)]
-    if not names:
-        missing(f"a complete metric folder (<name>.py, README.md, app.py) under {METRICS_DIR}")
+    names = available_metrics()
+    assert names == _all_metrics()
     argv = ["publish", "--org", "my-org", "--out", str(tmp_path / "spaces")]
     for n in names:
         argv += ["--only", n]
@@ -272,7 +271,7 @@ def test_dry_run_makes_no_hub_call(monkeypatch, tmp_path):
 
 # --- the pieces -----------------------------------------------------------------------------------------
 
-def _fake_metric(folder: Path, card: str | None = None, reqs: str | None = "evaluate\ntorch>=2\nkometrics>=0.0.1\n") -> Path:
+def _fake_metric(folder: Path, card: str | None = None, reqs: str | None = "evaluate\ngradio>=5\ntorch>=2\n") -> Path:
     (folder / "tests").mkdir(parents=True)
     (folder / "__pycache__").mkdir()
     (folder / "toy.py").write_text('"""Example: evaluate.load("metrics/toy") or evaluate.load(\'./metrics/toy\')."""\n'
@@ -291,15 +290,14 @@ def _fake_metric(folder: Path, card: str | None = None, reqs: str | None = "eval
 def test_build_space_pieces(tmp_path):
     import gradio
 
-    from kometrics import __version__
     from kometrics.publish import build_space
 
     src = _fake_metric(tmp_path / "src" / "toy")
     build = build_space("toy", tmp_path / "out", "org", source=src)
     assert build.repo_id == "org/toy" and build.url == "https://huggingface.co/spaces/org/toy"
     files = sorted(p.relative_to(build.folder).as_posix() for p in build.folder.rglob("*") if p.is_file())
-    assert files == ["README.md", "app.py", "packages.txt", "requirements.txt", "toy.py"]
-    assert (build.folder / "packages.txt").read_text(encoding="utf-8").split() == ["fonts-nanum"]
+    assert files == ["README.md", "app.py", "requirements.txt", "toy.py"]
+    assert (build.folder / "requirements.txt").read_bytes() == (src / "requirements.txt").read_bytes()
     code = (build.folder / "toy.py").read_text(encoding="utf-8")
     assert 'evaluate.load("org/toy")' in code and "evaluate.load('org/toy')" in code
     assert '"metrics/toy_other"' in code  # another name is left alone
@@ -308,8 +306,20 @@ def test_build_space_pieces(tmp_path):
     assert meta == {"title": "Toy", "tags": ["korean", "evaluate", "metric"], "sdk": "gradio", "app_file": "app.py",
                     "sdk_version": gradio.__version__}
     assert 'evaluate.load("org/toy")' in card
-    reqs = (build.folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    assert [r for r in reqs if not r.startswith("#")] == [f"kometrics=={__version__}", "evaluate", "torch>=2", "gradio"]
+
+
+@pytest.mark.parametrize("reqs, match", [
+    ("evaluate\ngradio\nkometrics>=0.0.1\n", "names kometrics"),
+    ("evaluate\ngradio\nkometrics[demo] @ git+https://example.org/k.git\n", "names kometrics"),
+    ("evaluate\ntorch\n", "lacks gradio"),
+    (None, "requirements.txt is missing"),
+])
+def test_metric_requirements_that_would_not_build_are_refused(tmp_path, reqs, match):
+    from kometrics.publish import build_space
+
+    src = _fake_metric(tmp_path / "src" / "toy", reqs=reqs)
+    with pytest.raises(ValueError, match=match):
+        build_space("toy", tmp_path / "out", "org", source=src)
 
 
 def test_complete_front_matter_is_kept_verbatim(tmp_path):
@@ -333,12 +343,15 @@ def test_bad_cards_are_refused(card, match):
         space_card(card, "toy", "org")
 
 
-def test_requirement_option(tmp_path):
-    from kometrics.publish import space_requirements
+def test_playground_requirements(tmp_path):
+    from kometrics.publish import playground_requirements
 
-    text = space_requirements("evaluate\ngradio>=6\nscipy\n", "kometrics @ git+https://example.org/k.git@v1")
-    assert text.splitlines()[1:] == ["kometrics @ git+https://example.org/k.git@v1", "evaluate", "gradio>=6", "scipy"]
-    assert "kometrics" not in space_requirements("kometrics\nevaluate\n", "").split("\n", 1)[1]
+    text = playground_requirements("evaluate\ngradio>=6\nkometrics==0.1.0\nscipy\n",
+                                   "kometrics[demo] @ git+https://example.org/k.git@v1")
+    assert text.splitlines()[1:] == ["kometrics[demo] @ git+https://example.org/k.git@v1", "evaluate", "gradio>=6",
+                                     "scipy"]
+    assert playground_requirements(None, "kometrics[demo] @ https://x/k.whl").splitlines()[1:] == [
+        "kometrics[demo] @ https://x/k.whl", "evaluate", "gradio"]
 
 
 @pytest.mark.parametrize("argv, message", [

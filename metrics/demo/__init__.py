@@ -168,7 +168,7 @@ def run_demo(data_dir: str | None = None, limit: int | None = None, offline: boo
                 print(f"\n== {name}: FAILED ==\n{traceback.format_exc()}", file=out)
                 continue
             print(f"\n== {name}: skipped: it needs {top}, an optional dependency "
-                  f"(pip install 'kometrics[{OPTIONAL_EXTRAS[top]}]') ==", file=out)
+                  f"(in the checkout: pip install -e '.[{OPTIONAL_EXTRAS[top]}]') ==", file=out)
             continue
         except Exception:
             failed.append(name)

@@ -2,20 +2,27 @@
 
 ``kometrics publish --org ORG [--dry-run] [--out DIR]`` builds one Space folder per metric:
 
-- the metric folder's files (the evaluate module, its sibling modules, ``app.py``, ...) minus tests and
-  caches (``__pycache__``, ``*.pyc``, ``tests/``, ``.pytest_cache``, ...);
-- its ``README.md`` metric card, whose YAML front matter is the Space configuration (``sdk: gradio``,
-  ``app_file: app.py``, the ``evaluate``/``metric`` tags); missing keys are filled in;
-- a ``requirements.txt`` with the metric's own needs plus a pin of this kometrics release, and a
-  ``packages.txt`` (``fonts-nanum``, so that plots show Hangul) unless the folder has its own;
-- calls written for a checkout, ``evaluate.load("metrics/<name>")``, rewritten to the Space id
-  ``evaluate.load("ORG/<name>")`` in the code examples and the card.
+- exactly the metric folder's files (the evaluate module, its sibling modules, ``app.py``, ``requirements.txt``
+  and, where plots need Hangul glyphs, ``packages.txt``), minus tests and caches (``__pycache__``, ``*.pyc``,
+  ``tests/``, ...). A metric folder imports nothing outside itself, so its ``requirements.txt`` names no
+  kometrics (a folder whose file does is refused);
+- card fixes: the ``README.md`` metric card's YAML front matter is the Space configuration (``sdk: gradio``,
+  ``app_file: app.py``, the ``evaluate``/``metric`` tags), missing keys are filled in; and calls written for a
+  checkout, ``evaluate.load("metrics/<name>")``, are rewritten to the Space id ``evaluate.load("ORG/<name>")``
+  in the card and in the module's documented examples (what the Hub shows as the metric's card).
 
 Without ``--dry-run`` each folder is then uploaded with ``huggingface_hub``: ``create_repo(repo_id,
 repo_type="space", space_sdk="gradio", exist_ok=True)`` and ``upload_folder`` (the Space then mirrors the
 folder: files it no longer has are deleted, ``.gitattributes`` excepted). The token comes from
-``HF_TOKEN`` or ``hf auth login``; it is never printed. ``--playground`` also publishes
-``spaces/playground`` (from a checkout) as ``ORG/kometrics-playground``.
+``HF_TOKEN`` or ``hf auth login``; it is never printed.
+
+``--playground`` also publishes ``spaces/playground`` (from a checkout) as ``ORG/kometrics-playground``. The
+playground imports kometrics, which is not on PyPI: the build puts a wheel of this checkout
+(``pip wheel --no-deps``) into the Space folder and its ``requirements.txt`` installs it from the Space's own
+Hub URL, ``kometrics[demo] @ https://huggingface.co/spaces/ORG/kometrics-playground/resolve/main/<wheel>``
+(a Space installs its requirements before its files are in place, so a local path would not do). For a
+private Space, or to install from elsewhere, pass ``--kometrics-requirement`` (e.g.
+``"kometrics[demo] @ git+https://github.com/<you>/kometrics@v0.1.0"``); no wheel is built then.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import subprocess
 import sys
 import warnings
 from collections.abc import Iterable, Sequence
@@ -35,12 +43,13 @@ from kometrics import METRICS, __version__
 __all__ = [
     "SpaceBuild",
     "IGNORE_PATTERNS",
-    "default_requirement",
     "available_metrics",
     "space_card",
-    "space_requirements",
+    "playground_requirements",
     "rewrite_load_calls",
     "build_space",
+    "build_playground",
+    "build_wheel",
     "build_spaces",
     "upload_space",
     "publish",
@@ -53,8 +62,6 @@ IGNORE_PATTERNS = ("__pycache__", "*.pyc", "*.pyo", "tests", "test_*.py", ".pyte
 #: Keys of the README front matter a Gradio metric Space needs, with the values filled in when missing.
 REQUIRED_CARD_KEYS = {"sdk": "gradio", "app_file": "app.py"}
 PLAYGROUND_NAME = "kometrics-playground"
-#: ``packages.txt`` of a metric Space (apt packages the Space installs): Hangul glyphs for matplotlib plots.
-SPACE_PACKAGES = ("fonts-nanum",)
 _REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
@@ -71,11 +78,6 @@ class SpaceBuild:
     @property
     def url(self) -> str:
         return f"https://huggingface.co/spaces/{self.repo_id}"
-
-
-def default_requirement() -> str:
-    """The requirement line that pins this kometrics release."""
-    return f"kometrics=={__version__}"
 
 
 def _package_dir() -> Path:
@@ -140,22 +142,38 @@ def space_card(readme: str | Path, name: str, org: str, where: str | None = None
     return f"---\n{raw}---\n{rewrite_load_calls(body, name, org)}"
 
 
-def space_requirements(requirements: str | Path | None, requirement: str | None = None) -> str:
-    """``requirements.txt`` of a Space: the pin of this kometrics release, then the metric's own needs.
+def _requirement_name(line: str) -> str:
+    return re.split(r"[\s\[<>=!~;@]", line, maxsplit=1)[0].lower()
 
-    Lines of the metric's file that name kometrics are replaced by the pin; ``evaluate`` and ``gradio`` are
-    added when missing. ``requirement=""`` leaves kometrics out (for a release that is not on PyPI).
-    """
-    requirement = default_requirement() if requirement is None else requirement.strip()
-    own: list[str] = []
-    if requirements is not None:
-        text = Path(requirements).read_text(encoding="utf-8") if isinstance(requirements, Path) else requirements
-        own = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
-    lines = [line for line in own if re.split(r"[\s\[<>=!~;@]", line, maxsplit=1)[0].lower() != "kometrics"]
-    names = {re.split(r"[\s\[<>=!~;@]", line, maxsplit=1)[0].lower() for line in lines}
+
+def _requirement_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def playground_requirements(requirements: str | Path | None, kometrics_requirement: str) -> str:
+    """``requirements.txt`` of the playground: the line that installs kometrics, then the playground's own needs
+    (any kometrics line of them dropped; ``evaluate`` and ``gradio`` added when missing)."""
+    text = "" if requirements is None else (
+        Path(requirements).read_text(encoding="utf-8") if isinstance(requirements, Path) else requirements)
+    lines = [line for line in _requirement_lines(text) if _requirement_name(line) != "kometrics"]
+    names = {_requirement_name(line) for line in lines}
     lines += [pkg for pkg in ("evaluate", "gradio") if pkg not in names]
-    header = [f"# Space built by `kometrics publish` from kometrics {__version__}"]
-    return "\n".join(header + ([requirement] if requirement else []) + lines) + "\n"
+    header = f"# Space built by `kometrics publish` from kometrics {__version__}"
+    return "\n".join([header, kometrics_requirement.strip(), *lines]) + "\n"
+
+
+def _check_metric_requirements(path: Path, name: str) -> None:
+    """A metric Space installs its ``requirements.txt`` as it is: it must name evaluate and gradio, never
+    kometrics (the folder imports nothing outside itself)."""
+    if not path.is_file():
+        raise ValueError(f"metric {name!r} cannot be a Space: {path} is missing")
+    names = {_requirement_name(line) for line in _requirement_lines(path.read_text(encoding="utf-8"))}
+    if "kometrics" in names:
+        raise ValueError(f"{path} names kometrics: a metric Space imports nothing outside its folder, so remove "
+                         "that line (kometrics is not on PyPI; the Space would not build)")
+    missing = [pkg for pkg in ("evaluate", "gradio") if pkg not in names]
+    if missing:
+        raise ValueError(f"{path} lacks {', '.join(missing)}: a metric Space needs evaluate and gradio")
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
@@ -164,9 +182,8 @@ def _copy_tree(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns(*IGNORE_PATTERNS))
 
 
-def build_space(name: str, out_dir: str | Path, org: str, requirement: str | None = None,
-                source: str | Path | None = None) -> SpaceBuild:
-    """Write the Space folder of metric ``name`` to ``out_dir/<name>`` and return what was built."""
+def build_space(name: str, out_dir: str | Path, org: str, source: str | Path | None = None) -> SpaceBuild:
+    """Write the Space folder of metric ``name`` to ``out_dir/<name>``: the metric folder plus card fixes."""
     _check_repo_part(org, "org")
     src = Path(source) if source is not None else _package_dir() / name
     if not (src / f"{name}.py").is_file():
@@ -174,6 +191,7 @@ def build_space(name: str, out_dir: str | Path, org: str, requirement: str | Non
     missing = [f for f in ("README.md", "app.py") if not (src / f).is_file()]
     if missing:
         raise ValueError(f"metric {name!r} cannot be a Space yet: {', '.join(missing)} missing in {src}")
+    _check_metric_requirements(src / "requirements.txt", name)
     dest = Path(out_dir) / name
     _copy_tree(src, dest)
     for path in sorted(dest.rglob("*.py")):
@@ -182,11 +200,6 @@ def build_space(name: str, out_dir: str | Path, org: str, requirement: str | Non
         if new != text:
             path.write_text(new, encoding="utf-8")
     (dest / "README.md").write_text(space_card(src / "README.md", name, org), encoding="utf-8")
-    reqs = src / "requirements.txt"
-    (dest / "requirements.txt").write_text(space_requirements(reqs if reqs.is_file() else None, requirement),
-                                           encoding="utf-8")
-    if not (dest / "packages.txt").is_file():  # Debian packages of the Space: a font with Hangul for the plots
-        (dest / "packages.txt").write_text("\n".join(SPACE_PACKAGES) + "\n", encoding="utf-8")
     return SpaceBuild(name=name, repo_id=f"{org}/{name}", folder=dest)
 
 
@@ -197,17 +210,51 @@ def _playground_source() -> Path:
     return folder
 
 
+def build_wheel(out_dir: str | Path) -> Path:
+    """A wheel of this checkout (``pip wheel --no-deps``, offline, from a clean copy of the sources, so that no
+    stale build output slips in) in ``out_dir``; returns its path."""
+    import tempfile
+
+    root = _package_dir().parent
+    if not (root / "pyproject.toml").is_file():
+        raise ValueError(f"a wheel is built from a checkout of kometrics; {root} has no pyproject.toml")
+    out = Path(out_dir)
+    with tempfile.TemporaryDirectory(prefix="kometrics-wheel-") as tmp:
+        src = Path(tmp) / "src"
+        for part in ("metrics", "datasets_scripts"):
+            shutil.copytree(root / part, src / part, ignore=shutil.ignore_patterns(*IGNORE_PATTERNS, "data"))
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            shutil.copy2(root / name, src / name)
+        pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(Path(tmp) / "dist")]
+        # Offline with this environment's setuptools (and wheel) first; else pip's isolated build, which fetches
+        # the build requirements of pyproject.toml from the package index.
+        errors = []
+        for extra in (["--no-build-isolation", "--no-index"], []):
+            proc = subprocess.run([*pip, *extra, str(src)], capture_output=True, text=True)
+            if proc.returncode == 0:
+                break
+            errors.append(proc.stderr.strip()[-1500:])
+        built = sorted((Path(tmp) / "dist").glob("kometrics-*.whl"))
+        if len(built) != 1:
+            raise ValueError(f"could not build a wheel of {root}: " + "\n".join(errors))
+        out.mkdir(parents=True, exist_ok=True)
+        return Path(shutil.copy2(built[0], out / built[0].name))
+
+
 def build_playground(out_dir: str | Path, org: str, requirement: str | None = None) -> SpaceBuild:
-    """``spaces/playground`` as the Space ``ORG/kometrics-playground`` (it needs kometrics with its demo extra)."""
+    """``spaces/playground`` as the Space ``ORG/kometrics-playground``. It needs kometrics with its demo extra:
+    by default a wheel of this checkout goes into the folder and is installed from the Space's Hub URL;
+    ``requirement`` replaces that line (and no wheel is built)."""
     _check_repo_part(org, "org")
     src = _playground_source()
     dest = Path(out_dir) / PLAYGROUND_NAME
     _copy_tree(src, dest)
-    pin = default_requirement() if requirement is None else requirement.strip()
-    if pin.startswith("kometrics==") or pin.startswith("kometrics "):
-        pin = "kometrics[demo]" + pin[len("kometrics"):]
+    if requirement is None:
+        wheel = build_wheel(dest)
+        requirement = (f"kometrics[demo] @ https://huggingface.co/spaces/{org}/{PLAYGROUND_NAME}/resolve/main/"
+                       f"{wheel.name}")
     reqs = src / "requirements.txt"
-    (dest / "requirements.txt").write_text(space_requirements(reqs if reqs.is_file() else None, pin),
+    (dest / "requirements.txt").write_text(playground_requirements(reqs if reqs.is_file() else None, requirement),
                                            encoding="utf-8")
     card = space_card(src / "README.md", PLAYGROUND_NAME, org, where="spaces/playground/README.md")
     (dest / "README.md").write_text(card, encoding="utf-8")
@@ -229,7 +276,7 @@ def build_spaces(out_dir: str | Path, org: str, names: Iterable[str] | None = No
         raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    builds = [build_space(name, out, org, requirement) for name in names]
+    builds = [build_space(name, out, org) for name in names]
     if playground:
         builds.append(build_playground(out, org, requirement))
     return builds
@@ -266,10 +313,9 @@ def publish(org: str, out_dir: str | Path, names: Sequence[str] | None = None, d
 
 
 def cmd_publish(args: argparse.Namespace, extra: list[str]) -> int:
-    requirement = None if args.kometrics_requirement is None else (
-        "" if args.kometrics_requirement.lower() == "none" else args.kometrics_requirement)
     try:
-        builds = publish(args.org, args.out, names=args.only, dry_run=args.dry_run, requirement=requirement,
+        builds = publish(args.org, args.out, names=args.only, dry_run=args.dry_run,
+                         requirement=args.kometrics_requirement,
                          playground=args.playground, private=True if args.private else None)
     except ValueError as e:
         print(f"kometrics publish: {e}", file=sys.stderr)
@@ -296,6 +342,8 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
                    help=f"also publish spaces/playground as ORG/{PLAYGROUND_NAME} (from a checkout)")
     p.add_argument("--private", action="store_true", help="create the Spaces as private")
     p.add_argument("--kometrics-requirement", metavar="SPEC",
-                   help=f"the kometrics line of each requirements.txt (default: {default_requirement()}; "
-                        "e.g. 'kometrics @ git+https://...@v0.1.0'; 'none' leaves it out)")
+                   help="the line of the playground's requirements.txt that installs kometrics (default: a wheel "
+                        "of this checkout, uploaded with the Space and installed from its Hub URL; e.g. "
+                        "'kometrics[demo] @ git+https://github.com/<you>/kometrics@v0.1.0'). Metric Spaces need "
+                        "no kometrics")
     p.set_defaults(func=cmd_publish, allow_extra=False)

@@ -64,7 +64,7 @@ def _library(name: str, *attrs: str) -> tuple[Any, str | None]:
         module = importlib.import_module(f"kometrics.{name}")
     except ImportError as e:
         return None, f"`kometrics.{name}` is not installed here ({type(e).__name__}: {e}). " \
-                     "Install kometrics with its demo extra: `pip install 'kometrics[demo]'`."
+                     "Install kometrics with its demo extra: in a checkout, `pip install -e '.[demo]'`."
     missing = [a for a in attrs if not hasattr(module, a)]
     if missing:
         return None, f"This kometrics installation has `kometrics.{name}` but not {', '.join(missing)}: " \
