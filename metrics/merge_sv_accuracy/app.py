@@ -117,7 +117,7 @@ with gr.Blocks(title="MERGE seed-variant accuracy") as demo:
     gr.Markdown("# MERGE seed-variant accuracy\nUpload one row per seed problem and per variant: columns "
                 "`seed_id`, `label`, `prediction`, optional `is_seed` (true on the seed row) and `word_class`. "
                 "The SV curve shows the share of seeds whose share of correct variants is at least CT; MC is "
-                "the CT where it meets the seed accuracy.")
+                "the CT whose SV accuracy is closest to the seed accuracy.")
     with gr.Row():
         upload = gr.File(label="predictions (csv, tsv or jsonl)", file_types=[".csv", ".tsv", ".jsonl"])
         pasted = gr.Textbox(label="... or paste a CSV table", value=EXAMPLE, lines=12)
