@@ -46,7 +46,8 @@ def test_score_writes_valid_json_with_nan_as_null(tmp_path, capsys):
     (tmp_path / "r.txt").write_text("1.0\n2.0\n4.0\n", encoding="utf-8")
     with pytest.warns(RuntimeWarning, match="constant"):
         main(["score", "klue_sts", "--predictions", str(tmp_path / "p.txt"), "--references", str(tmp_path / "r.txt")])
-    assert json.loads(capsys.readouterr().out) == {"pearson": None, "spearmanr": None, "f1": 0.0}
+    assert json.loads(capsys.readouterr().out) == {"pearson": None, "spearmanr": None, "f1": 0.0,
+                                                   "signature": "klue_sts|threshold:3|ci:none|version:0.1.0"}
 
 
 def test_every_metric_is_scorable_and_plugins_load(capsys):

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from kometrics.cli.io import iter_jsonl, read_jsonl
+from kometrics.cli.io import iter_jsonl, jsonable, read_jsonl
 
 from .ratings import agreement, human_scores, rater_statistics, rater_z_scores
 
@@ -245,22 +245,6 @@ def _agreement_text(a: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.generic):
-        return obj.item()
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_clean(v) for v in obj]
-    return obj
-
-
 def write_corpus(corpus: Corpus, out_dir: str | os.PathLike) -> Path:
     """Write ``pairs-<hash>.jsonl``, ``corpus.json`` and the card ``README.md`` into ``out_dir``; return it.
 
@@ -273,7 +257,7 @@ def write_corpus(corpus: Corpus, out_dir: str | os.PathLike) -> Path:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    text = "".join(json.dumps(_clean(rec), ensure_ascii=False, default=_json_default, allow_nan=False) + "\n"
+    text = "".join(json.dumps(jsonable(rec, finite=True), ensure_ascii=False, allow_nan=False) + "\n"
                    for rec in corpus.records)
     data_file = f"pairs-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}.jsonl"
     for old in out.glob("pairs*.jsonl"):
@@ -282,7 +266,7 @@ def write_corpus(corpus: Corpus, out_dir: str | os.PathLike) -> Path:
     (out / data_file).write_text(text, encoding="utf-8")
     meta = {**corpus.meta, "data_file": data_file}
     (out / "corpus.json").write_text(
-        json.dumps(_clean(meta), ensure_ascii=False, indent=2, default=_json_default, allow_nan=False) + "\n",
+        json.dumps(jsonable(meta, finite=True), ensure_ascii=False, indent=2, allow_nan=False) + "\n",
         encoding="utf-8")
     header = {
         "pretty_name": f"kometrics paraphrase pairs: {corpus.name}",

@@ -5,7 +5,8 @@ JSON output.
   ``path:line``. Everything of the package that reads jsonl (the CLI, the runners, the benchmarks, the dataset
   builders) reads it here. Metric folders keep their own reader where their Space needs one (they ship alone).
 - :func:`read_column`: one input column of ``kometrics score`` from a ``.jsonl``, ``.tsv`` or text file.
-- :func:`coerce` / :func:`jsonable`: CLI values to a metric's feature types, and results to plain JSON.
+- :func:`coerce` / :func:`jsonable`: CLI values to a metric's feature types, and results (or anything the
+  tooling writes) to plain JSON.
 """
 
 from __future__ import annotations
@@ -117,20 +118,21 @@ def coerce(value: Any, feature: Any, where: str) -> Any:
     return value
 
 
-def jsonable(obj: Any) -> Any:
-    """``obj`` with numpy arrays and scalars as Python lists and numbers, dict keys as strings, NaN as None."""
+def jsonable(obj: Any, finite: bool = False) -> Any:
+    """``obj`` with numpy arrays and scalars as Python lists and numbers, dict keys as strings, NaN as None
+    (with ``finite``, infinities too: strict JSON)."""
     try:
         import numpy as np
     except ImportError:  # pragma: no cover
         np = None
     if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
+        return {str(k): jsonable(v, finite) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
+        return [jsonable(v, finite) for v in obj]
     if np is not None and isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
+        return jsonable(obj.tolist(), finite)
     if np is not None and isinstance(obj, np.generic):
-        return jsonable(obj.item())
+        return jsonable(obj.item(), finite)
     if isinstance(obj, float) and not math.isfinite(obj):
-        return None if math.isnan(obj) else obj
+        return None if (finite or math.isnan(obj)) else obj
     return obj

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from kometrics.cli.io import jsonable
 from kometrics.datasets_scripts.paraphrase.corpus import Corpus, build_named
 
 from .bert import PRF, default_layer, layer_scores, model_depth
@@ -155,7 +156,7 @@ class BenchmarkResult:
         return "\n\n".join(x for x in (format_table2(self), format_table3(self), format_table4(self)) if x)
 
     def to_json(self) -> dict[str, Any]:
-        return _finite({
+        return _strict({
             "signature": self.signature, "config": self.config, "model": self.model_label,
             "corpus": self.corpus, "n_pairs": len(self.ids), "table2": self.table2, "table3": self.table3,
             "table4": self.table4, "best_layer": self.best_layer, "comparisons": self.comparisons,
@@ -163,16 +164,8 @@ class BenchmarkResult:
         })
 
 
-def _finite(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, np.generic):
-        return _finite(obj.item())
-    if isinstance(obj, dict):
-        return {str(k): _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
+def _strict(obj: Any) -> Any:
+    return jsonable(obj, finite=True)
 
 
 def _progress_fn(enabled: bool) -> Callable[[Iterable, str, int], Iterable] | None:
@@ -350,7 +343,7 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
     ])
     meta = {k: v for k, v in corpus.meta.items() if k != "raters"}
     return BenchmarkResult(
-        config=_finite(asdict(cfg)), corpus=_finite(meta), ids=[str(r["id"]) for r in records], references=refs,
+        config=_strict(asdict(cfg)), corpus=_strict(meta), ids=[str(r["id"]) for r in records], references=refs,
         candidates=cands, human=human, rating_mean=np.array([r["rating_mean"] for r in records], dtype=float),
         columns=columns, table2=table2, table3=table3, table4=table4, best_layer=best_layer, signature=signature,
         model_label=model_label or (cfg.model if cfg.bert else "none"), notes=notes, comparisons=comparisons)
