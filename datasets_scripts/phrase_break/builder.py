@@ -1,6 +1,6 @@
 """The LMRE reference builder: a multi-reference lookup R(W) for each utterance, built once by an LLM.
 
-The defaults follow the seed paper's best configuration (LMRE, N_iter=40, |P_FS|=128, batch size 32,
+The defaults follow the LMRE paper's best configuration (LMRE, N_iter=40, |P_FS|=128, batch size 32,
 temperature 0.0): for ``n_iter`` (40) iterations, the utterances are sent in batches of ``batch_size`` (32)
 with a few-shot set re-sampled for every request (``few_shot_size``, default half the few-shot pool;
 seeded) from the few-shot pool P_FS, which is ``pool_size`` (128) annotations drawn once (seeded) from the
@@ -95,7 +95,7 @@ class Utterance:
 class BuildConfig:
     """Options of a build (written to ``build_info.json``; they determine the prompts and so the cache keys)."""
 
-    n_iter: int = 40  # the seed's best configuration (N_iter=40)
+    n_iter: int = 40  # the LMRE paper's best configuration (N_iter=40)
     pool_size: int | None = 128  # |P_FS|: annotations drawn once from a larger pool; None: the whole pool
     few_shot_size: int | None = None  # None: half the few-shot pool (at least 1)
     batch_size: int = 32
@@ -131,7 +131,7 @@ class BuildConfig:
             raise ValueError(f"min_count must be in [1, n_iter={cfg.n_iter}], got {cfg.min_count}")
         if cfg.min_count == 1 and cfg.n_iter > 1:
             warnings.warn(f"lmre build: min_count is 1 (n_iter={cfg.n_iter}), so the N_iter/10 filter is off and "
-                          "every one-off answer is kept; the seed's setting is n_iter=40 (min_count 4)",
+                          "every one-off answer is kept; the LMRE paper's setting is n_iter=40 (min_count 4)",
                           stacklevel=3)
         return cfg
 

@@ -6,7 +6,7 @@
   python:package.module:function`` any callable ``(messages, temperature) -> str``).
 - ``kometrics lmre corpus --out DIR`` builds the KLUE-DP phrase-break test bed.
 - ``kometrics lmre score --predictions FILE --references-dir DIR [--references-dir DIR2 ...]`` scores
-  annotations against one reference folder or the union of several (the seed's "combined" setting), looking
+  annotations against one reference folder or the union of several (the LMRE paper's "combined" setting), looking
   each utterance up by its words.
 - ``kometrics lmre explain ANNOTATION --reference REF [--reference REF ...]`` explains one decision.
 - ``kometrics bench lmre`` times the vectorised scorer against plain loops.
@@ -171,7 +171,7 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
     b.add_argument("--corpus", help="corpus folder for --llm stand-in")
     defaults = BuildConfig()
     b.add_argument("--n-iter", type=int, default=defaults.n_iter,
-                   help=f"iterations N_iter (default {defaults.n_iter}, the seed's best setting)")
+                   help=f"iterations N_iter (default {defaults.n_iter}, the LMRE paper's best setting)")
     b.add_argument("--pool-size", type=int, default=defaults.pool_size,
                    help=f"few-shot pool |P_FS| drawn once from --pool when it has more (default {defaults.pool_size}; "
                         "0: the whole pool)")

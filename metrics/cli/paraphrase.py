@@ -115,7 +115,7 @@ def register(commands: argparse._SubParsersAction, bench: argparse._SubParsersAc
     p.add_argument("--exclude-special-tokens", action="store_true",
                    help="BERTScore over the word pieces only (no [CLS]/[SEP]), as the paper")
     p.add_argument("--protocol", choices=("default", "paper"), default="default",
-                   help="'paper': the seed's settings in one switch (unsmoothed sentence BLEU, word pieces only, "
+                   help="'paper': the Korean BERTScore paper's settings in one switch (unsmoothed sentence BLEU, word pieces only, "
                         "Table 2 at layer round(8/12 * depth)); recorded in the signature as protocol:paper")
     p.add_argument("--out", help="output folder (default paraphrase_bench/<corpus>; '-' writes nothing)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")

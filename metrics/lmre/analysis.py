@@ -50,12 +50,12 @@ def acceptance_gap(human_scores: Sequence[float], accepted: dict[str, Sequence[b
                    acceptable_from: float) -> dict[str, Any]:
     """Acceptance rate per human-score group under each evaluation method, and its gap to human judgement.
 
-    The seed's analysis: a human judges an annotation acceptable when its score is ``>= acceptable_from``
+    The LMRE paper's analysis: a human judges an annotation acceptable when its score is ``>= acceptable_from``
     (e.g. 3 on a 1-5 scale), so the human acceptance of a score group is 1 (acceptable) or 0. For each
     method (e.g. ``{"single": [...], "lmre": [...]}``, one accepted flag per annotation) and each group,
     ``rate`` is the share of the group's annotations the method accepts and ``gap`` = human acceptance -
     rate (both in [0, 1]; a positive gap under-accepts, a negative one over-accepts). ``acceptable``
-    summarises the acceptable groups: ``mean_gap`` (the mean of their gaps, the figure the seed reports:
+    summarises the acceptable groups: ``mean_gap`` (the mean of their gaps, the figure the paper reports:
     single reference 26.59%, LMRE 7.04%) and ``pooled_gap`` (1 - rate over all their annotations).
 
     >>> g = acceptance_gap([5, 5, 4, 2], {"single": [True, False, False, False], "lmre": [True, True, True, False]}, 3)

@@ -51,7 +51,7 @@ Args:
     reference_sources (`list` of `str`, optional): names of the reference folders the references came
         from, recorded in the signature (`refs:a+b`). `lmre.references_for(predictions, [folder_a,
         folder_b])` returns both the references (the union of the folders' kept annotations per utterance:
-        the seed's "combined" setting) and these names.
+        the LMRE paper's "combined" setting) and these names.
 
 Returns:
     acceptance_rate (`float`): share of accepted predictions, in [0, 1].
@@ -119,7 +119,7 @@ class Lmre(evaluate.Metric):
 
     def references_for(self, predictions, reference_folders):
         """Each prediction's references from one or several reference folders (several: their union, the
-        seed's "combined" setting), and the folders' names for ``reference_sources``."""
+        LMRE paper's "combined" setting), and the folders' names for ``reference_sources``."""
         lookup = load_references(reference_folders)
         return references_for(predictions, lookup), list(lookup.sources)
 

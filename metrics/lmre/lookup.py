@@ -6,7 +6,7 @@ A reference folder is a small Hugging Face dataset folder: ``README.md`` (a data
 ``n_iter`` iterations produced each), ``n_iter``, ``n_valid`` (iterations with a usable answer)) and
 ``build_info.json`` (options and statistics of the build). ``datasets.load_dataset(folder)`` reads it too.
 
-Several folders (one per LLM or run) combine into one lookup: the seed's best setting ("combined", GPT-4.1
+Several folders (one per LLM or run) combine into one lookup: the LMRE paper's best setting ("combined", GPT-4.1
 and Claude references together) is the union of each folder's kept annotations, duplicates merged, with
 the folders that contributed each reference kept in :attr:`ReferenceLookup.provenance`.
 """
@@ -91,7 +91,7 @@ def load_references(folders: str | os.PathLike | Sequence[str | os.PathLike]) ->
     """``{utterance: [reference annotations]}`` from one reference folder or several; the key is
     :func:`utterance_key`.
 
-    With several folders (e.g. one built by each LLM: the seed's "combined" setting), an utterance's
+    With several folders (e.g. one built by each LLM: the LMRE paper's "combined" setting), an utterance's
     references are the union of each folder's kept annotations, in folder order, duplicates merged; the
     result's ``provenance`` says which folders gave each reference and ``sources`` names the folders.
     Utterances for which no folder kept a reference map to an empty list (:func:`references_for` refuses

@@ -376,7 +376,7 @@ def score(predictions: Sequence[str], references: Sequence[Sequence[str] | str] 
 
     References are given per prediction (``references``), or found by each prediction's words in one or
     several reference folders written by the builder (``reference_folders``: several folders combine into
-    one reference set per utterance, the seed's "combined" setting; see :func:`.lookup.load_references`).
+    one reference set per utterance, the LMRE paper's "combined" setting; see :func:`.lookup.load_references`).
     The folders (or the names in ``reference_sources``) are recorded in the signature.
 
     >>> r = score(["가 / 나 다"], [["가 나 / 다", "가 / 나 다"]])

@@ -1,4 +1,4 @@
-"""The builder's defaults follow the seed (LMRE: N_iter=40, |P_FS|=128, keep annotations produced at least
+"""The builder's defaults follow the LMRE paper (LMRE: N_iter=40, |P_FS|=128, keep annotations produced at least
 N_iter/10 times): a one-off answer is dropped by a default build, and a build whose filter is off says so."""
 
 from __future__ import annotations

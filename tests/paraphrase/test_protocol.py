@@ -1,4 +1,4 @@
-"""`--protocol paper`: the seed's settings in one switch (unsmoothed sentence BLEU, BERTScore over the word
+"""`--protocol paper`: the Korean BERTScore paper's settings in one switch (unsmoothed sentence BLEU, BERTScore over the word
 pieces only, Table 2 at layer round(8/12 * depth), per-rater standard scores), recorded in the signature."""
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ __all__ = ["BenchmarkConfig", "BenchmarkResult", "run_benchmark", "write_outputs
 IDF_CHOICES = ("off", "on", "both")
 
 #: ``default``: this project's choices (smoothed sentence BLEU, special tokens matched as bert_score does,
-#: korbertscore's documented layer). ``paper``: the seed's protocol in one switch (see :data:`PAPER_PROTOCOL`).
+#: korbertscore's documented layer). ``paper``: the Korean BERTScore paper's protocol in one switch (see :data:`PAPER_PROTOCOL`).
 PROTOCOLS = ("default", "paper")
 
 #: What ``protocol="paper"`` sets: unsmoothed sentence BLEU (the paper's Table 4 shows BLEU 0.0000 for pairs
