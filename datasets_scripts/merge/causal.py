@@ -80,11 +80,13 @@ class CausalLMScorer:
         import torch
         from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
+        from kometrics.perplexity.model_setup import resolve_device
+
         archs = getattr(AutoConfig.from_pretrained(self.model_name_or_path), "architectures", None) or []
         if any("MaskedLM" in a for a in archs):
             raise ValueError(f"{self.model_name_or_path} is a masked LM ({archs[0]}): pass it as --mlm, not --lm")
         self.tokenizer = AutoTokenizer.from_pretrained(self.model_name_or_path)
-        self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = resolve_device(self.device)  # the metrics' spellings: None/"auto", "gpu", "cuda:1" ...
         self.model = AutoModelForCausalLM.from_pretrained(self.model_name_or_path, dtype=torch.float32)
         self.model.to(self.device).eval()
 

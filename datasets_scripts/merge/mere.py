@@ -423,15 +423,16 @@ class MLMFillMask:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        import torch
         from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        from kometrics.perplexity.model_setup import resolve_device
 
         self.tokenizer = AutoTokenizer.from_pretrained(self.model_name_or_path)
         if not getattr(self.tokenizer, "is_fast", False):
             raise ValueError(f"{self.model_name_or_path}: a fast tokenizer (offsets) is needed")
         if self.tokenizer.mask_token_id is None:
             raise ValueError(f"{self.model_name_or_path}: the tokenizer has no mask token; pass a masked LM")
-        self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = resolve_device(self.device)  # the metrics' spellings: None/"auto", "gpu", "cuda:1" ...
         self.model = AutoModelForMaskedLM.from_pretrained(self.model_name_or_path).to(self.device).eval()
 
     def _probs(self, text: str, start: int, end: int):

@@ -86,8 +86,10 @@ class LocalCausalLM:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        from kometrics.perplexity.model_setup import resolve_device
+
         self.tokenizer = AutoTokenizer.from_pretrained(model_name_or_path)
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = resolve_device(device)  # the metrics' spellings: None/"auto", "gpu", "cuda:1" ...
         self.model = AutoModelForCausalLM.from_pretrained(model_name_or_path, dtype=dtype or torch.float32)
         self.model.to(self.device).eval()
         self.seed = seed

@@ -170,13 +170,13 @@ def main(argv: list[str] | None = None, args: argparse.Namespace | None = None) 
     args = args or build_parser().parse_args(argv)
     if getattr(args, "worker", None):
         return _worker(args)
-    import torch
     from transformers import AutoConfig, AutoTokenizer
 
     from kometrics.datasets_scripts.readers import default_data_dir, iter_korean_text
     from kometrics.models.tiny import GPT2_SMALL_DIMS, build_tiny_gpt2
+    from kometrics.perplexity.model_setup import resolve_device
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = str(resolve_device(args.device))
     data_dir = args.data_dir or str(default_data_dir())
     model = args.model
     if model is None:

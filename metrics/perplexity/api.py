@@ -14,12 +14,9 @@ from .model_setup import dtype_name
 from .modeling import causal_nll, context_length, load_model, pseudo_nll, start_token_id
 from .ngram import is_ngram_model, unit_surprisals
 from .ngram import score as ngram_score
-from .scoring import LN2, summarize, validate_predictions
+from .scoring import LN2, VERSION, summarize, validate_predictions
 
 __all__ = ["VERSION", "score", "token_surprisals", "signature"]
-
-#: Version of the metric (the kometrics release it ships with), part of every signature.
-VERSION = "0.1.0"
 
 MODES = ("causal", "pseudo")
 

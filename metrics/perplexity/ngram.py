@@ -45,7 +45,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .scoring import LN2, summarize, validate_predictions
+from .scoring import LN2, VERSION, summarize, validate_predictions
 
 __all__ = [
     "UNITS",
@@ -309,7 +309,8 @@ def _warn_unknown(unknown: Sequence[int], unk_log10: float) -> None:
 
 def signature(model_file: Path, unit: str, metadata: dict[str, Any] | None, bos: bool, eos: bool,
               unk_log10: float, order: int) -> str:
-    """How the n-gram numbers were made: model, unit, order, smoothing, boundaries, <unk>, tokenizer, data."""
+    """How the n-gram numbers were made: model, unit, order, smoothing, boundaries, <unk>, tokenizer, data,
+    and the version."""
     meta = metadata or {}
     parts = ["mode:ngram", f"model:{model_file.name}", f"unit:{unit}", f"order:{order}",
              f"smoothing:{meta.get('smoothing', 'unknown')}", f"bos:{BOS if bos else 'none'}",
@@ -323,7 +324,7 @@ def signature(model_file: Path, unit: str, metadata: dict[str, Any] | None, bos:
     data = (meta.get("training_data") or {}).get("sha256")
     if data:
         parts.append(f"data:sha256:{data[:16]}")
-    return "perplexity|" + "|".join(parts)
+    return "perplexity|" + "|".join(parts) + f"|version:{VERSION}"
 
 
 def _check_tokenizer(metadata: dict[str, Any] | None, unit: str) -> None:

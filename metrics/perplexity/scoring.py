@@ -21,6 +21,7 @@ from typing import Any
 
 __all__ = [
     "LN2",
+    "VERSION",
     "validate_predictions",
     "unit_counts",
     "perplexity",
@@ -30,6 +31,8 @@ __all__ = [
 ]
 
 LN2 = math.log(2.0)
+#: Version of the metric (the kometrics release it ships with), part of every signature.
+VERSION = "0.1.0"
 
 
 def validate_predictions(predictions: Any, empty: str = "error") -> list[str]:
