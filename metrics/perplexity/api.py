@@ -11,7 +11,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from .model_setup import dtype_name
-from .modeling import causal_nll, context_length, load_model, pseudo_nll, start_token_id
+from .modeling import (
+    DEFAULT_MAX_TOKENS,
+    causal_nll,
+    check_budget,
+    context_length,
+    load_model,
+    pseudo_nll,
+    start_token_id,
+)
 from .ngram import is_ngram_model, unit_surprisals
 from .ngram import score as ngram_score
 from .scoring import LN2, VERSION, summarize, validate_predictions
@@ -21,12 +29,11 @@ __all__ = ["VERSION", "score", "token_surprisals", "signature"]
 MODES = ("causal", "pseudo")
 
 
-def _check_options(mode: str, batch_size: Any) -> None:
+def _check_options(mode: str, batch_size: Any, max_tokens: Any = DEFAULT_MAX_TOKENS) -> None:
     if mode not in MODES:
         raise ValueError(f"mode must be 'causal' (causal LM perplexity) or 'pseudo' (masked LM "
                          f"pseudo-perplexity), got {mode!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    check_budget(batch_size, max_tokens)
 
 
 def signature(model_id: str, mode: str, model: Any, tokenizer: Any, add_start_token: bool,
@@ -47,13 +54,15 @@ def signature(model_id: str, mode: str, model: Any, tokenizer: Any, add_start_to
 def score(predictions: Sequence[str], model_id: str, batch_size: int = 16, add_start_token: bool = True,
           max_length: int | None = None, stride: int | None = None, device: Any = None, dtype: Any = None,
           mode: str = "causal", pll_variant: str = "original", padding_side: str | None = None,
-          empty: str = "error", ngram_unit: str | None = None, ngram_eos: bool = True) -> dict[str, Any]:
+          empty: str = "error", ngram_unit: str | None = None, ngram_eos: bool = True,
+          max_tokens: int = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
     """Score ``predictions`` with ``model_id``; the same result as ``evaluate.load(...).compute``.
 
     See the metric card for every key; in short: ``perplexities`` (per text), ``mean_perplexity``,
     ``corpus_perplexity``, ``bits_per_token``, ``bits_per_character``, ``bits_per_byte``, ``word_perplexity``,
     per-text ``nll_sums`` (nats), ``token_counts``, ``char_counts``, ``byte_counts``, ``word_counts`` and a
-    ``signature``.
+    ``signature``. ``batch_size`` (rows) and ``max_tokens`` (rows x padded width) bound each forward pass;
+    neither changes the numbers (n-gram models take neither).
 
     An n-gram model (ARPA or kenlm binary file, or a folder written by ``kometrics perplexity ngram``) is scored
     by :func:`.ngram.score` (``ngram_unit``, ``ngram_eos``; the result adds ``unknown_units``).
@@ -65,16 +74,17 @@ def score(predictions: Sequence[str], model_id: str, batch_size: int = 16, add_s
                            padding_side=padding_side)
     if ngram_unit is not None:
         raise ValueError(f"ngram_unit applies to n-gram models only; {model_id!r} is not an ARPA or kenlm file")
-    _check_options(mode, batch_size)
+    _check_options(mode, batch_size, max_tokens)
     texts = validate_predictions(predictions, empty=empty)
     model, tokenizer = load_model(model_id, "causal" if mode == "causal" else "masked", device, dtype)
     on_empty = "nan" if empty == "nan" else "error"
     if mode == "causal":
         scores = causal_nll(texts, model, tokenizer, batch_size=batch_size, add_start_token=add_start_token,
-                            max_length=max_length, stride=stride, padding_side=padding_side, on_empty=on_empty)
+                            max_length=max_length, stride=stride, padding_side=padding_side, on_empty=on_empty,
+                            max_tokens=max_tokens)
     else:
         scores = pseudo_nll(texts, model, tokenizer, batch_size=batch_size, max_length=max_length,
-                            variant=pll_variant, on_empty=on_empty)
+                            variant=pll_variant, on_empty=on_empty, max_tokens=max_tokens)
     sig = signature(model_id, mode, model, tokenizer, add_start_token, max_length, stride, dtype, pll_variant)
     return summarize([s.nll_sum for s in scores], [s.token_count for s in scores], texts, signature=sig)
 

@@ -9,7 +9,11 @@ Two scorers, both returning per-text sums of negative log-likelihood (nats) and 
   (Kauf & Ivanova, 2023).
 
 Texts are sorted by length (longest first, so memory problems show at once) and tokenized one batch at a
-time: memory depends on ``batch_size`` and the window, never on the number of texts.
+time; a forward pass holds at most ``batch_size`` rows and ``max_tokens`` padded tokens. The LM head is
+applied to the scored positions only, a bounded number at a time, each chunk's log-softmax taken before the
+next (:func:`head_plan`), so memory depends on the token budget and the window, never on the number of texts
+nor on batch x length x vocabulary. Models whose logits are not a plain linear layer of their hidden states
+(soft-capping, scaling, custom heads) fall back to their own logits, a few rows at a time.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,10 +42,13 @@ __all__ = [
     "causal_nll",
     "pseudo_nll",
     "special_template",
+    "head_plan",
+    "HeadPlan",
+    "DEFAULT_MAX_TOKENS",
+    "check_budget",
 ]
 
 _MODELS: dict[tuple[str, str, str, str], tuple[Any, Any]] = {}
-_CE_CHUNK = 2048  # positions per float32 log-softmax
 
 
 @dataclass
@@ -149,9 +157,179 @@ def _accepts(model: Any, name: str) -> bool:
         return False
 
 
+# --- the LM head: log-probabilities without a (batch x length x vocabulary) tensor ---------------------------
+
+#: Logit elements (positions x vocabulary) per float32 log-softmax: 2**25 floats = 128 MiB, i.e. 128
+#: positions at a time for a 262,144-piece vocabulary, 16,384 for a 2,048-piece one.
+_LOGIT_ELEMENTS = 2**25
+#: Default token budget of a forward pass: rows x padded width (see ``max_tokens``).
+DEFAULT_MAX_TOKENS = 8192
+#: Config fields of transformers models that change the logits after the output layer (Gemma 2/3 soft-capping,
+#: Cohere's logit_scale, Granite's logits_scaling, ...). A scale of 1 changes nothing.
+_SOFTCAPS = ("final_logit_softcapping", "output_logit_soft_cap")
+_SCALES = ("logit_scale", "logits_scaling", "output_multiplier")
+_PROBE_TOKENS = 16
+
+
+@dataclass(frozen=True)
+class HeadPlan:
+    """How the scorers get log-probabilities from ``model``.
+
+    ``head`` set: the model's logits are ``head(h)`` for the hidden states ``h`` it feeds its output layer,
+    so the base model runs once per batch and ``head`` is applied to the scored (real, never padding)
+    positions only, a few at a time: memory does not grow with batch x length x vocabulary.
+    ``head`` None: the logits cannot be reproduced from the output layer (``reason`` says why); the model's
+    own logits are used, computed for as few rows per forward pass as keep them within a bounded size.
+    """
+
+    head: Any | None
+    reason: str
+    dtype: Any = None
+
+    @property
+    def fast(self) -> bool:
+        return self.head is not None
+
+
+class _StopBeforeHead(Exception):
+    """Raised by the capture hook: the output layer's input is all that is needed."""
+
+
+_PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _logit_transforms(model: Any) -> list[str]:
+    """Config fields that say the model transforms its logits after the output layer."""
+    configs = [model.config]
+    try:
+        configs.append(model.config.get_text_config())
+    except AttributeError:  # pragma: no cover
+        pass
+    found = []
+    for cfg in configs:
+        for name in _SOFTCAPS:
+            if getattr(cfg, name, None) is not None:
+                found.append(f"{name}={getattr(cfg, name)}")
+        for name in _SCALES:
+            value = getattr(cfg, name, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value != 1:
+                found.append(f"{name}={value}")
+    return sorted(set(found))
+
+
+def _head_input(args: tuple, kwargs: dict) -> Any:
+    return args[0] if args else next(iter(kwargs.values()), None)
+
+
+def _probe(model: Any, head: Any, ids: Sequence[int]) -> str | None:
+    """Run ``model`` on ``ids`` and check that its logits are ``head`` applied to what it feeds ``head``;
+    ``None`` if they are, else why not."""
+    seen: list[Any] = []
+
+    def hook(module: Any, args: tuple, kwargs: dict) -> None:
+        seen.append(_head_input(args, kwargs))
+
+    device = next(model.parameters()).device
+    inputs = torch.tensor([list(ids)], dtype=torch.long, device=device)
+    handle = head.register_forward_pre_hook(hook, with_kwargs=True)
+    try:
+        logits = model(input_ids=inputs, attention_mask=torch.ones_like(inputs)).logits
+    finally:
+        handle.remove()
+    if len(seen) != 1 or not isinstance(seen[0], torch.Tensor):
+        return f"its output layer ran {len(seen)} time(s) in a forward pass, not once on the hidden states"
+    hidden = seen[0]
+    if hidden.shape[:-1] != logits.shape[:-1] or logits.shape[-1] != head.out_features:
+        return (f"its logits {tuple(logits.shape)} are not the output layer's {tuple(hidden.shape[:-1])} x "
+                f"{head.out_features}")
+    mine = head(hidden).float()
+    theirs = logits.float()
+    eps = torch.finfo(logits.dtype).eps if logits.dtype.is_floating_point else 0.0
+    tol = max(1e-4, 16 * eps) * max(1.0, theirs.abs().max().item())
+    gap = (mine - theirs).abs().max().item()
+    if not gap <= tol:
+        return f"its logits differ from its output layer's by up to {gap:.3g} (not a plain linear head)"
+    return None
+
+
+def head_plan(model: Any, probe_ids: Sequence[int] | None = None) -> HeadPlan:
+    """Decide (once per model and dtype) whether scores may apply the output layer to chunks of positions.
+
+    The fast path needs, in this order: an output layer (``get_output_embeddings()``) that is a
+    ``torch.nn.Linear``; no config field that transforms the logits after it (soft-capping, logit scales);
+    and, on ``probe_ids`` (a few ids of the first text; default: the first ids of the vocabulary), the
+    model's own logits equal to that layer applied to its input. Anything else (a custom head, an unknown
+    architecture that rescales or slices its logits) falls back to the model's own logits.
+    """
+    dtype = next(model.parameters()).dtype
+    cached = _PLANS.get(model)
+    if cached is not None and cached.dtype == dtype:
+        return cached
+    try:
+        head = model.get_output_embeddings()
+    except (AttributeError, NotImplementedError):
+        head = None
+    if head is None:
+        plan = HeadPlan(None, "the model has no output embedding layer (get_output_embeddings)", dtype)
+    elif not isinstance(head, torch.nn.Linear):
+        plan = HeadPlan(None, f"its output layer is a {type(head).__name__}, not a linear layer", dtype)
+    elif transforms := _logit_transforms(model):
+        plan = HeadPlan(None, f"its config transforms the logits after the output layer ({', '.join(transforms)})",
+                        dtype)
+    else:
+        ids = list(probe_ids or range(min(_PROBE_TOKENS, head.out_features)))[:_PROBE_TOKENS]
+        with torch.inference_mode():
+            reason = _probe(model, head, ids)
+        plan = HeadPlan(head if reason is None else None, reason or "logits = output layer(hidden states)", dtype)
+    if plan.head is None:
+        warnings.warn(f"{type(model).__name__}: {plan.reason}; scoring with the model's own logits, a few rows "
+                      "per forward pass (slower, memory grows with the window times the vocabulary)", stacklevel=3)
+    _PLANS[model] = plan
+    return plan
+
+
+def _vocab_size(model: Any) -> int:
+    for cfg in (model.config, getattr(model.config, "get_text_config", lambda: None)()):
+        value = getattr(cfg, "vocab_size", None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return 1 << 30  # unknown: one row per forward pass
+
+
+def _nll(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Float32 cross-entropy of each row of ``logits`` (positions x vocabulary) against ``labels``."""
+    return torch.nn.functional.cross_entropy(logits.float(), labels.to(logits.device), reduction="none")
+
+
+def _hidden_states(model: Any, head: Any, kwargs: dict[str, Any]) -> torch.Tensor:
+    """What ``model`` feeds its output layer ``head`` (batch x length x hidden); the layer itself never runs."""
+    seen: list[Any] = []
+
+    def hook(module: Any, args: tuple, hook_kwargs: dict) -> None:
+        seen.append(_head_input(args, hook_kwargs))
+        raise _StopBeforeHead
+
+    handle = head.register_forward_pre_hook(hook, with_kwargs=True)
+    try:
+        model(**kwargs)
+    except _StopBeforeHead:
+        pass
+    finally:
+        handle.remove()
+    if not seen:  # pragma: no cover - the probe checked that the layer runs
+        raise RuntimeError(f"{type(model).__name__} did not call its output layer")
+    return seen[0]
+
+
 def _forward_rows(model: Any, rows: list[_Row], pad_id: int, padding_side: str,
                   device: torch.device) -> torch.Tensor:
-    """Run one padded batch; return the NLL (nats, float32) of every target, rows concatenated in order."""
+    """Run one padded batch; return the NLL (nats, float32) of every target, rows concatenated in order.
+
+    Fast path (:func:`head_plan`): the base model runs once, the hidden states of the targets (real tokens
+    only) are gathered and the output layer is applied to ``_LOGIT_ELEMENTS // vocabulary`` of them at a time,
+    each chunk's log-softmax taken before the next. Fallback: the model's own logits for as many rows at a time
+    as keep rows x width x vocabulary within ``_LOGIT_ELEMENTS`` (at least one row).
+    """
     width = max(len(r.ids) for r in rows)
     input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(rows), width), dtype=torch.long)
@@ -164,31 +342,60 @@ def _forward_rows(model: Any, rows: list[_Row], pad_id: int, padding_side: str,
         row_idx += [b] * len(r.targets)
         pos_idx += [off + t - shift for t in r.targets]
         labels += r.labels
-    kwargs: dict[str, Any] = {"input_ids": input_ids.to(device), "attention_mask": mask.to(device)}
+    inputs: dict[str, torch.Tensor] = {"input_ids": input_ids, "attention_mask": mask}
+    flags: dict[str, Any] = {}
     if rows[0].predict_from == "previous":
         if _accepts(model, "position_ids"):
             # Positions count real tokens only, so left padding gives the same positions as right padding.
-            kwargs["position_ids"] = (mask.cumsum(-1) - 1).clamp(min=0).to(device)
+            inputs["position_ids"] = (mask.cumsum(-1) - 1).clamp(min=0)
         if _accepts(model, "use_cache"):
-            kwargs["use_cache"] = False
-    rows_t = torch.tensor(row_idx, device=device)
-    pos_t = torch.tensor(pos_idx, device=device)
-    labels_t = torch.tensor(labels, device=device)
+            flags["use_cache"] = False
+    rows_t = torch.tensor(row_idx, dtype=torch.long)
+    pos_t = torch.tensor(pos_idx, dtype=torch.long)
+    labels_t = torch.tensor(labels, dtype=torch.long)
     with torch.inference_mode():
-        logits = model(**kwargs).logits
-        # float32 log-softmax over the vocabulary, a few thousand positions at a time: with a large vocabulary
-        # a float32 copy of every position's logits would cost more memory than the forward pass
-        nll = torch.cat([
-            torch.nn.functional.cross_entropy(logits[rows_t[k:k + _CE_CHUNK], pos_t[k:k + _CE_CHUNK]].float(),
-                                              labels_t[k:k + _CE_CHUNK], reduction="none")
-            for k in range(0, len(labels), _CE_CHUNK)])
+        plan = head_plan(model, probe_ids=rows[0].ids)
+        if plan.fast:
+            hidden = _hidden_states(model, plan.head, {**{k: v.to(device) for k, v in inputs.items()}, **flags})
+            picked = hidden[rows_t.to(hidden.device), pos_t.to(hidden.device)]  # targets only, never padding
+            del hidden
+            step = max(1, _LOGIT_ELEMENTS // int(plan.head.out_features))
+            nll = torch.cat([_nll(plan.head(picked[k:k + step]), labels_t[k:k + step])
+                             for k in range(0, len(labels), step)])
+        else:
+            per_forward = max(1, _LOGIT_ELEMENTS // (width * _vocab_size(model)))
+            parts, first = [], 0
+            for a in range(0, len(rows), per_forward):
+                sub = {k: v[a:a + per_forward].to(device) for k, v in inputs.items()}
+                logits = model(**sub, **flags).logits
+                n = sum(len(r.targets) for r in rows[a:a + per_forward])
+                r_t, p_t = rows_t[first:first + n] - a, pos_t[first:first + n]
+                step = max(1, _LOGIT_ELEMENTS // logits.shape[-1])
+                parts += [_nll(logits[r_t[k:k + step].to(logits.device), p_t[k:k + step].to(logits.device)],
+                               labels_t[first + k:first + min(k + step, n)]).cpu() for k in range(0, n, step)]
+                first += n
+                del logits
+            nll = torch.cat(parts)
     return nll.cpu()
+
+
+def _take(pending: list[_Row], batch_size: int, max_tokens: int) -> int:
+    """How many rows of ``pending`` (sorted longest first) make the next batch: at most ``batch_size`` rows and
+    ``max_tokens`` padded tokens (rows x the first row's length; one row always goes), and no row shorter than
+    half that length (it would be mostly padding; it starts a later, narrower batch)."""
+    width = len(pending[0].ids)
+    n = 1
+    while (n < len(pending) and n < batch_size and (n + 1) * width <= max_tokens
+           and 2 * len(pending[n].ids) > width):
+        n += 1
+    return n
 
 
 def _run_rows(model: Any, rows: Iterable[_Row], n_texts: int, batch_size: int, pad_id: int, padding_side: str,
               device: torch.device, return_tokens: bool, n_tokens: dict[int, int],
-              progress: Callable[[int], None] | None = None) -> list[TextScore]:
-    """Batch rows (longest first within what is pending), accumulate NLL per text in float64."""
+              progress: Callable[[int], None] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS) -> list[TextScore]:
+    """Batch rows (longest first within what is pending, bounded by ``batch_size`` rows and ``max_tokens``
+    padded tokens), accumulate NLL per text in float64."""
     scores = [TextScore() for _ in range(n_texts)]
     per_token: dict[int, list[float]] = {}
     pending: list[_Row] = []
@@ -213,15 +420,25 @@ def _run_rows(model: Any, rows: Iterable[_Row], n_texts: int, batch_size: int, p
         pending.append(row)
         if len(pending) >= 4 * batch_size:
             pending.sort(key=lambda r: -len(r.ids))
-            flush(pending[:batch_size])
-            pending = pending[batch_size:]
+            n = _take(pending, batch_size, max_tokens)
+            flush(pending[:n])
+            pending = pending[n:]
     pending.sort(key=lambda r: -len(r.ids))
-    for start in range(0, len(pending), batch_size):
-        flush(pending[start:start + batch_size])
+    while pending:
+        n = _take(pending, batch_size, max_tokens)
+        flush(pending[:n])
+        pending = pending[n:]
     if return_tokens:
         for i, vals in per_token.items():
             scores[i].token_nlls = vals
     return scores
+
+
+def check_budget(batch_size: Any, max_tokens: Any) -> None:
+    """``batch_size`` (rows) and ``max_tokens`` (padded tokens) per forward pass must be positive integers."""
+    for name, value in (("batch_size", batch_size), ("max_tokens", max_tokens)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
 def _pad_id(tokenizer: Any) -> int:
@@ -252,14 +469,17 @@ def causal_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
                add_start_token: bool = True, max_length: int | None = None, stride: int | None = None,
                padding_side: str | None = None, device: str | torch.device | None = None,
                return_tokens: bool = False, on_empty: str = "error",
-               progress: Callable[[int], None] | None = None) -> list[TextScore]:
+               progress: Callable[[int], None] | None = None,
+               max_tokens: int = DEFAULT_MAX_TOKENS) -> list[TextScore]:
     """Per-text NLL sums (nats) and scored-token counts under a causal LM.
 
     Each text is tokenized without special tokens; with ``add_start_token`` the start id of
     :func:`start_token_id` is prepended so that the first token is scored too (without it, or when the model
     has no start token, the first token is context only and a text of one token scores nothing). Sequences
     longer than ``max_length`` (default: the model's context) are scored with :func:`sliding_windows`; windows
-    of all texts of a batch are batched together, ``batch_size`` rows per forward pass.
+    of all texts of a batch are batched together, longest first, at most ``batch_size`` rows and ``max_tokens``
+    padded tokens (rows x width) per forward pass (a longer window still goes alone). The LM head is applied to
+    the scored positions only, a bounded number at a time (:func:`head_plan`).
 
     ``on_empty``: what to do with a text that leaves nothing to score: ``"error"`` (ValueError naming the
     index) or ``"nan"`` (zero tokens; the caller reports NaN).
@@ -270,8 +490,7 @@ def causal_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
         raise ValueError(f"max_length={window} exceeds the model's context of {context_length(model, tokenizer)}")
     stride = window // 2 if stride is None else int(stride)
     sliding_windows(window + 1, window, stride)  # validates window and stride before any work
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    check_budget(batch_size, max_tokens)
     start = start_token_id(model, tokenizer) if add_start_token else None
     if add_start_token and start is None:
         warnings.warn("add_start_token=True but the model has no BOS or EOS token: the first token of each text "
@@ -303,7 +522,7 @@ def causal_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
                     yield _Row(i, ids[begin:end], targets, ids[first:end], list(range(first - 1, end - 1)))
 
     scores = _run_rows(model, rows(), len(texts), batch_size, _pad_id(tokenizer), side, device, return_tokens,
-                       n_tokens, progress)
+                       n_tokens, progress, max_tokens)
     if return_tokens:
         for i, (ids, offs) in token_info.items():
             scores[i].token_ids, scores[i].offsets = ids, offs
@@ -313,14 +532,17 @@ def causal_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
 def pseudo_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: int = 16,
                max_length: int | None = None, variant: str = "original", device: str | torch.device | None = None,
                return_tokens: bool = False, on_empty: str = "error",
-               progress: Callable[[int], None] | None = None) -> list[TextScore]:
+               progress: Callable[[int], None] | None = None,
+               max_tokens: int = DEFAULT_MAX_TOKENS) -> list[TextScore]:
     """Per-text negative pseudo-log-likelihood (nats) under a masked LM and the number of scored tokens.
 
     PLL(W) = sum_t ln P(w_t | W with w_t masked) over the text's tokens, special tokens ([CLS], [SEP], ...; not [UNK], which stands for text)
     never masked nor scored (Salazar et al., 2020). ``variant="word_l2r"`` (Kauf & Ivanova, 2023) masks, with
     w_t, the later pieces of the same word (``word_ids`` of a fast tokenizer), so a multi-piece word is not
     scored from its own continuation. Texts longer than the window (default: the model's context) are scored
-    with, for each token, the window of that many tokens centred on it.
+    with, for each token, the window of that many tokens centred on it. Copies are batched as in
+    :func:`causal_nll` (``batch_size`` rows, ``max_tokens`` padded tokens); the head scores the masked position
+    of each copy only.
     """
     if variant not in ("original", "word_l2r"):
         raise ValueError(f"pll_variant must be 'original' or 'word_l2r', got {variant!r}")
@@ -328,8 +550,7 @@ def pseudo_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
         raise ValueError("mode='pseudo' needs a masked LM whose tokenizer has a mask token")
     if variant == "word_l2r" and not getattr(tokenizer, "is_fast", False):
         raise ValueError("pll_variant='word_l2r' needs a fast tokenizer (word_ids)")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    check_budget(batch_size, max_tokens)
     device = next(model.parameters()).device if device is None else resolve_device(device)
     window = context_length(model, tokenizer) if max_length is None else int(max_length)
     if window > context_length(model, tokenizer):
@@ -376,7 +597,7 @@ def pseudo_nll(texts: Sequence[str], model: Any, tokenizer: Any, *, batch_size: 
 
     # Right padding always: absolute position ids of BERT-like models then need no care.
     scores = _run_rows(model, rows(), len(texts), batch_size, _pad_id(tokenizer), "right", device,
-                       return_tokens, n_tokens, progress)
+                       return_tokens, n_tokens, progress, max_tokens)
     if return_tokens:
         for i, (ids, offs) in token_info.items():
             scores[i].token_ids, scores[i].offsets = ids, offs

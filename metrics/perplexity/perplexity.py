@@ -56,6 +56,8 @@ Args:
     model_id (str): Hub id or local path of the model, e.g. "skt/kogpt2-base-v2" (causal) or
         "klue/bert-base" (pseudo). Loaded once per (model, device, dtype) and reused.
     batch_size (int): sequences per forward pass (default 16). Scores do not depend on it.
+    max_tokens (int): padded tokens (sequences x longest) per forward pass (default 8192); a longer window
+        goes alone. Bounds memory with batch_size; scores do not depend on it.
     add_start_token (bool): causal mode; prepend the model's BOS (else its EOS, as GPT-2 models use
         <|endoftext|> for both) so that the first token is scored too (default True). With False, or for a
         model with neither, the first token is context only and is not counted (a warning says so).
@@ -162,12 +164,12 @@ class Perplexity(evaluate.Metric):
 
     def _compute(self, predictions, model_id, batch_size=16, add_start_token=True, max_length=None, stride=None,
                  device=None, dtype=None, mode="causal", pll_variant="original", padding_side=None,
-                 empty="error", ngram_unit=None, ngram_eos=True):
+                 empty="error", ngram_unit=None, ngram_eos=True, max_tokens=8192):
         # validate -> model NLL -> shape, all in api.score (shared with the library call and the CLI)
         return score(predictions, model_id, batch_size=batch_size, add_start_token=add_start_token,
                      max_length=max_length, stride=stride, device=device, dtype=dtype, mode=mode,
                      pll_variant=pll_variant, padding_side=padding_side, empty=empty, ngram_unit=ngram_unit,
-                     ngram_eos=ngram_eos)
+                     ngram_eos=ngram_eos, max_tokens=max_tokens)
 
 
 __all__ = ["Perplexity", "causal_nll", "is_ngram_model", "resolve_device", "resolve_dtype", "score", "summarize",

@@ -7,7 +7,6 @@ import math
 import unicodedata
 
 import pytest
-import torch
 
 from kometrics.bench.perplexity import reference_perplexity
 from kometrics.perplexity import (
@@ -19,6 +18,7 @@ from kometrics.perplexity import (
     token_surprisals,
 )
 
+from .conftest import hand_nll as _hand_nll
 from .conftest import just_over
 
 REL = 1e-5
@@ -31,17 +31,6 @@ def _close(a, b, rel=REL):
 def _ids(tokenizer, text, bos=True):
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     return ([tokenizer.bos_token_id] if bos else []) + ids
-
-
-def _hand_nll(model, ids, context_start=None):
-    """-sum ln P(ids[t] | ids[c_t:t]) with one forward pass per token (c_t = 0 unless given)."""
-    total = 0.0
-    with torch.no_grad():
-        for t in range(1, len(ids)):
-            c = 0 if context_start is None else context_start[t]
-            logits = model(torch.tensor([ids[c:t]])).logits[0, -1]
-            total -= torch.log_softmax(logits.double(), -1)[ids[t]].item()
-    return total
 
 
 def test_parity_with_evaluates_algorithm(tiny_gpt2_pad, sentences):
@@ -318,6 +307,7 @@ def test_evaluate_module_equals_library(tiny_gpt2, sentences):
 def test_log_softmax_in_chunks_changes_nothing(tiny_gpt2, sentences, monkeypatch):
     from kometrics.perplexity import modeling
 
+    model, _ = load_model(tiny_gpt2)
     whole = score(sentences[:4], tiny_gpt2, batch_size=4)["nll_sums"]
-    monkeypatch.setattr(modeling, "_CE_CHUNK", 7)
+    monkeypatch.setattr(modeling, "_LOGIT_ELEMENTS", 7 * model.config.vocab_size)  # 7 positions at a time
     assert _close(score(sentences[:4], tiny_gpt2, batch_size=4)["nll_sums"], whole, rel=1e-9)

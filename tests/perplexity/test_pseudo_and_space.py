@@ -6,36 +6,13 @@ from __future__ import annotations
 import math
 
 import pytest
-import torch
 
 from kometrics.perplexity import load_model, score, token_surprisals
 
+from .conftest import hand_pll_nll as _hand_pll_nll
 from .conftest import just_over
 
 REL = 1e-5
-
-
-def _hand_pll_nll(model, tokenizer, text, word_l2r=False):
-    """-PLL: mask each non-special token in turn (and, word_l2r, the later pieces of its word); one forward
-    pass per masked copy."""
-    enc = tokenizer(text)
-    ids, words = enc["input_ids"], enc.word_ids()
-    special = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}  # [UNK] stands for text: scored
-    total, n = 0.0, 0
-    with torch.no_grad():
-        for i, tid in enumerate(ids):
-            if tid in special:
-                continue
-            masked = list(ids)
-            masked[i] = tokenizer.mask_token_id
-            if word_l2r:
-                for j in range(i + 1, len(ids)):
-                    if words[j] is not None and words[j] == words[i]:
-                        masked[j] = tokenizer.mask_token_id
-            logits = model(torch.tensor([masked])).logits[0, i]
-            total -= torch.log_softmax(logits.double(), -1)[tid].item()
-            n += 1
-    return total, n
 
 
 @pytest.mark.parametrize("variant", ["original", "word_l2r"])
