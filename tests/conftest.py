@@ -112,6 +112,15 @@ def tiny_gpt2(tmp_path_factory, korean_texts) -> str:
 
 
 @pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory, korean_texts) -> str:
+    """A Llama-style decoder with a final RMSNorm (6 layers of width 64, random weights and norm scales) and
+    the cased WordPiece tokenizer of tiny_bert, saved as LlamaForCausalLM."""
+    from kometrics.models.tiny import build_tiny_llama
+
+    return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"), korean_texts)
+
+
+@pytest.fixture(scope="session")
 def stand_ins(tiny_bert, tiny_gpt2) -> dict[str, str]:
     """The Hub ids that the docstring and card examples use, each mapped to its tiny local stand-in
     (``evaluate_harness.stand_in_models(stand_ins)`` patches the model loader to load them)."""

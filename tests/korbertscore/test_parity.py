@@ -99,3 +99,16 @@ def test_bert_score_idf_dict_is_accepted(tiny_bert, korsts_pairs):
     ours = score(cands[:50], refs[:50], model_type=tiny_bert, num_layers=8, idf=idf_dict)
     theirs = _theirs(cands[:50], refs[:50], tiny_bert, 8, idf=True)
     _assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("layer", [2, 6])
+def test_parity_model_with_a_final_norm(tiny_llama, korsts_pairs, layer):
+    """bert_score cuts a Llama's block list and takes its output, so its layer L has the final RMSNorm applied
+    (also below the last block): our num_layers=L and our sweep at L give the same numbers."""
+    from kometrics.korbertscore import score_layers
+
+    cands, refs, _ = korsts_pairs
+    theirs = _theirs(cands[:80], refs[:80], tiny_llama, layer)
+    _assert_close(score(cands[:80], refs[:80], model_type=tiny_llama, num_layers=layer), theirs)
+    sweep = score_layers(cands[:80], refs[:80], tiny_llama, layers=[0, layer, 6] if layer < 6 else [0, 6])
+    _assert_close(sweep[layer], theirs)
