@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from kometrics.demo import DemoContext, DemoSection
-from kometrics.korbertscore.embedding import DEFAULT_MODEL, default_num_layers, load_encoder
+from kometrics.korbertscore.embedding import DEFAULT_MODEL, default_layer, load_encoder
 from kometrics.korbertscore.pipeline import score
 
 
@@ -23,10 +23,7 @@ def run(ctx: DemoContext) -> DemoSection:
 
     model, label = ctx.model("bert", DEFAULT_MODEL)
     depth = load_encoder(model).depth
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        layer = default_num_layers(model, depth)  # the documented layer, else the paper's 8 of 12 by depth
-    how = "no measured layer for this model: the paper's 8 of 12 scaled by depth" if caught else "its documented layer"
+    layer, how = default_layer(model)  # the layer score uses without num_layers, and why
     klue = ctx.take(read_klue_sts(ctx.data_dir), default=300)
     korsts = ctx.take(read_korsts("dev", ctx.data_dir), default=300)
     sets = {

