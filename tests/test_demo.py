@@ -8,11 +8,13 @@ from kometrics import METRICS
 
 
 def test_demo_runs_every_section_offline(data_dir, tmp_path, monkeypatch):
+    """Every section with tiny random stand-ins (``--tiny``); the real-model sections (Gemma-3-270M) are run by
+    tests/real_model/test_demo.py."""
     from kometrics.demo import run_demo
 
     monkeypatch.setenv("KOMETRICS_CACHE", str(tmp_path / "cache"))
     out = io.StringIO()
-    code = run_demo(data_dir=str(data_dir), limit=20, offline=True, out=out)
+    code = run_demo(data_dir=str(data_dir), limit=20, offline=True, out=out, real_models=False)
     report = out.getvalue()
     assert code == 0, report
     assert "FAILED" not in report and "skipped: it needs" not in report and "not in this installation" not in report, report

@@ -11,8 +11,6 @@ local folders. At least two examples run and none fails.
 from __future__ import annotations
 
 import doctest
-import os
-from pathlib import Path
 
 import pytest
 
@@ -76,23 +74,18 @@ def test_model_patch_redirects_only_inside_and_is_seen_through_evaluate(stand_in
     assert doctest.ELLIPSIS_MARKER == before
 
 
-#: The real model available offline (issue 12 prepares it; ``kometrics models prepare gemma-3-270m``).
-GEMMA = Path(os.environ.get("KOMETRICS_GEMMA", Path.home() / ".cache" / "kometrics" / "models" / "gemma-3-270m"))
-
-
 @pytest.mark.slow
+@pytest.mark.real_model
 @pytest.mark.parametrize("name", ["korbertscore", "perplexity"])
-def test_examples_hold_for_a_real_model(name, stand_ins):
+def test_examples_hold_for_a_real_model(name, stand_ins, gemma):
     """The printed values of the model examples are not artefacts of the tiny random models: they hold with
     Gemma-3-270M standing in for the ids where it is the right kind of model (an encoder for KorBERTScore, a
     causal LM for perplexity; pseudo mode keeps the tiny masked LM, Gemma is not one)."""
-    if not (GEMMA / "config.json").is_file():
-        pytest.skip(f"no real model at {GEMMA}")
     import torch
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    real = {**stand_ins, ("klue/bert-base" if name == "korbertscore" else "skt/kogpt2-base-v2"): str(GEMMA)}
+    real = {**stand_ins, ("klue/bert-base" if name == "korbertscore" else "skt/kogpt2-base-v2"): gemma}
     try:
         results = module_test_load(name, REPO, real)
         card = run_card(METRICS_DIR / name / "README.md", REPO, real)

@@ -103,7 +103,7 @@ def cmd_demo(args: argparse.Namespace, extra: list[str]) -> int:
 
     return run_demo(data_dir=args.data_dir, limit=args.limit, offline=args.offline,
                     models={k: v for k, v in (("bert", args.model), ("gpt2", args.lm), ("mlm", args.mlm)) if v},
-                    only=args.only)
+                    only=args.only, real_models=not args.tiny)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAction]]:
@@ -125,14 +125,18 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubPars
     demo.add_argument("--model", help="encoder for korbertscore (default: the documented Hub model)")
     demo.add_argument("--lm", help="causal LM for perplexity (default: the documented Hub model)")
     demo.add_argument("--mlm", help="masked LM for pseudo-perplexity and MERE (default: klue/bert-base)")
-    demo.add_argument("--offline", action="store_true", help="do not try the Hub: use tiny local models")
-    demo.add_argument("--only", action="append", choices=METRICS, help="run only these metrics")
+    demo.add_argument("--offline", action="store_true", help="do not try the Hub: use the real offline model "
+                      "(Gemma-3-270M, gemma extra) where one of the kind exists, else tiny random models")
+    demo.add_argument("--tiny", action="store_true", help="use tiny random stand-ins even where a real offline "
+                      "model exists (a quick check that every pipeline runs)")
+    demo.add_argument("--only", action="append", choices=[*METRICS, "paraphrase"],
+                      help="run only these sections")
     demo.set_defaults(func=cmd_demo, allow_extra=False)
 
     bench = commands.add_parser("bench", help="benchmarks and experiments").add_subparsers(
         dest="bench", required=True)
     groups = {"commands": commands, "bench": bench}
-    plugins = [f"{__package__}.{name}" for name in (*METRICS, "paraphrase")] + ["kometrics.publish"]
+    plugins = [f"{__package__}.{name}" for name in (*METRICS, "paraphrase", "models")] + ["kometrics.publish"]
     for module_name in plugins:
         _register_plugin(module_name, commands, bench)
     return parser, groups

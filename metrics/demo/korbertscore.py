@@ -9,7 +9,7 @@ import numpy as np
 
 from kometrics.demo import DemoContext, DemoSection
 from kometrics.klue_sts.correlation import pearson, spearman
-from kometrics.korbertscore.embedding import DEFAULT_MODEL
+from kometrics.korbertscore.embedding import DEFAULT_MODEL, default_layer, load_encoder
 from kometrics.korbertscore.pipeline import score
 
 
@@ -17,7 +17,8 @@ def run(ctx: DemoContext) -> DemoSection:
     from kometrics.datasets_scripts.readers import read_klue_sts, read_korsts
 
     model, label = ctx.model("bert", DEFAULT_MODEL)
-    layer = 8
+    depth = load_encoder(model).depth
+    layer, how = default_layer(model)  # the layer score uses without num_layers, and why
     klue = ctx.take(read_klue_sts(ctx.data_dir), default=300)
     korsts = ctx.take(read_korsts("dev", ctx.data_dir), default=300)
     sets = {
@@ -26,7 +27,8 @@ def run(ctx: DemoContext) -> DemoSection:
         "KorSTS dev": ([r["sentence1"] for r in korsts], [r["sentence2"] for r in korsts],
                        np.array([r["score"] for r in korsts])),
     }
-    section = DemoSection(title=f"korbertscore: {label}, layer {layer}")
+    section = DemoSection(title=f"korbertscore: {label}, layer {layer} of {depth}")
+    section.lines.append(f"layer {layer}: {how}")
     section.lines.append("data            pairs  mean F1   Pearson(P/R/F1 vs human)   Spearman(F1)  pairs/s")
     for name, (c, r, human) in sets.items():
         start = time.perf_counter()
@@ -51,4 +53,6 @@ def run(ctx: DemoContext) -> DemoSection:
     if "tiny random" in label:
         section.lines.append("The model has random weights (offline stand-in), so correlations here only show that "
                              "the pipeline runs; with klue/bert-base they measure the metric.")
+    elif model != DEFAULT_MODEL:
+        section.lines.append(f"Real measurements, but of this model's layer {layer}, not of {DEFAULT_MODEL}.")
     return section

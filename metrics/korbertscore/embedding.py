@@ -1,8 +1,20 @@
 """The model side of KorBERTScore: load an encoder once, tokenize, batch, and embed word pieces.
 
-Layer ``L`` means ``hidden_states[L]`` of the encoder (``0`` = the embedding layer, ``depth`` = the last
-block). For one layer only the first ``L`` blocks run (the block list is cut for the duration of the forward
-pass); for several layers one forward pass up to the deepest requested layer returns them all.
+Layer ``L`` is what the encoder returns when only its first ``L`` blocks run: its ``last_hidden_state``
+with the block list cut to ``L`` (``0`` = the embedding layer, ``depth`` = the whole model). This is
+bert_score's ``num_layers`` for every architecture. For encoders without a final normalisation (BERT,
+RoBERTa, ELECTRA, DistilBERT, DeBERTa ...) it is exactly ``hidden_states[L]``. For models that normalise
+after their last block (GPT-2's ``ln_f``, Llama/Gemma/Mistral/Qwen's ``norm``, T5's ``final_layer_norm``,
+mBART's ``layer_norm``) it is ``final_norm(hidden_states[L])``: transformers applies that norm to the last
+entry of ``hidden_states`` only, so raw ``hidden_states[L]`` below the last block would be a different
+representation from the one scored at ``num_layers=L``.
+
+One layer: only the first ``L`` blocks run (the block list is cut for the duration of the forward pass). Several
+layers: one forward pass up to the deepest requested layer ``top`` returns them all; layer ``top`` is the
+pass's ``last_hidden_state`` and every lower layer is ``hidden_states[L]`` passed through the model's final
+norm. When a model is loaded, one probe sentence checks that this equals the cut pass at layer 1; if it does
+not (an architecture whose post-block module is not known here), sweeps run one cut pass per layer instead, so
+single-layer and multi-layer scores agree for every model.
 
 Sentences are deduplicated, sorted by token length and embedded in batches of ``batch_size`` sequences, so
 padding is minimal. Texts longer than the model's position limit are embedded in overlapping windows
@@ -27,6 +39,7 @@ from .model_setup import max_positions, resolve_device, resolve_dtype, special_t
 __all__ = [
     "DEFAULT_MODEL",
     "KNOWN_LAYERS",
+    "FINAL_NORMS",
     "Encoder",
     "Embedded",
     "load_encoder",
@@ -81,6 +94,11 @@ class Encoder:
     pad_id: int
     _layers_owner: Any = field(default=None, repr=False)
     _layers_attr: str | None = field(default=None, repr=False)
+    #: the module the model applies after its last block (``None``: nothing, e.g. BERT), applied in sweeps to
+    #: every layer below the deepest one run
+    final_norm: Any = field(default=None, repr=False)
+    #: whether several layers come from one forward pass (else one cut pass per layer; see the module docstring)
+    one_pass_sweep: bool = True
 
 
 _CACHE: dict[tuple[str, str, str], Encoder] = {}
@@ -94,9 +112,9 @@ def clear_cache() -> None:
 
 def _block_list(model: Any) -> tuple[Any, str] | tuple[None, None]:
     """The module holding the encoder's list of blocks and the attribute name (BERT, RoBERTa, ELECTRA,
-    DistilBERT, T5/BART encoders, XLNet)."""
+    DistilBERT, T5/BART encoders, XLNet, Llama/Gemma/Mistral, GPT-2)."""
     for owner_path, attr in (("encoder", "layer"), ("transformer", "layer"), ("encoder", "block"),
-                             ("", "layers"), ("", "layer"), ("", "block")):
+                             ("", "layers"), ("", "layer"), ("", "block"), ("", "h")):
         owner = model
         if owner_path:
             owner = getattr(model, owner_path, None)
@@ -140,6 +158,11 @@ def load_encoder(model_type: str, device: str | torch.device | None = None,
     enc = Encoder(name=str(model_type), model=model, tokenizer=tokenizer, device=dev, dtype=dt, depth=depth,
                   max_length=int(limit), prefix=prefix, suffix=suffix, zero_weight_ids=frozenset(zero),
                   pad_id=int(pad), _layers_owner=owner, _layers_attr=attr)
+    enc.final_norm, enc.one_pass_sweep = _final_module(enc)
+    if not enc.one_pass_sweep:
+        warnings.warn(f"{model_type}: the module applied after the last block is none of {FINAL_NORMS}; layer "
+                      "sweeps run one forward pass per layer (same numbers as num_layers=L, slower)",
+                      UserWarning, stacklevel=2)
     _CACHE[key] = enc
     return enc
 
@@ -161,6 +184,39 @@ def default_layer(model_type: str | None = None, device: str | torch.device | No
                        else "bert_score's table (English WMT16)")
     depth = load_encoder(model_type or DEFAULT_MODEL, device=device, dtype=dtype).depth
     return _scaled_layer(depth), f"the paper's 8 of 12 scaled to its {depth} layers"
+
+
+#: Attributes of the loaded (base) model that may hold the module applied after its last block: Llama, Gemma,
+#: Mistral, Qwen ``norm``; GPT-2, BLOOM, GPT-J ``ln_f``; T5 encoder ``final_layer_norm``; (m)BART encoder
+#: ``layer_norm``; Phi ``final_layernorm``; RoBERTa-PreLayerNorm ``LayerNorm``.
+FINAL_NORMS = ("norm", "ln_f", "final_layer_norm", "layer_norm", "final_layernorm", "LayerNorm")
+
+
+def _final_module(encoder: Encoder) -> tuple[Any, bool]:
+    """``(final module or None, one_pass_sweep)``: the module (among :data:`FINAL_NORMS`, or none) that turns
+    ``hidden_states[k]`` of a deeper pass into the output of the pass cut to ``k`` blocks, checked on one probe
+    sentence (``k = 1``, or 0 for a one-block model). ``(None, False)`` when no candidate reproduces it."""
+    if encoder._layers_owner is None:
+        return None, True  # nothing can be cut: layer L is hidden_states[L] on every path
+    model = encoder.model
+    k = 1 if encoder.depth >= 2 else 0
+    pieces = encoder.tokenizer("가 나", add_special_tokens=False, verbose=False)["input_ids"]
+    ids = torch.tensor([encoder.prefix + list(pieces) + encoder.suffix], device=encoder.device)
+    mask = torch.ones_like(ids)
+    with torch.inference_mode():
+        # The whole model first: transformers 5 installs its hidden-state hooks on the blocks present at the first
+        # call with output_hidden_states, so that call must see every block.
+        with _MODEL_LOCK:
+            below = model(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states[k]
+        with _first_blocks(encoder, k):
+            cut = model(input_ids=ids, attention_mask=mask).last_hidden_state.float()
+        candidates = [None] + [m for m in (getattr(model, name, None) for name in FINAL_NORMS)
+                               if isinstance(m, torch.nn.Module)]
+        for module in candidates:
+            got = (below if module is None else module(below)).float()
+            if got.shape == cut.shape and torch.allclose(got, cut, rtol=1e-3, atol=1e-4 * float(cut.abs().max())):
+                return module, True
+    return None, False
 
 
 def default_num_layers(model_type: str, depth: int) -> int:
@@ -217,6 +273,16 @@ def _first_blocks(encoder: Encoder, n: int) -> Iterator[None]:
             yield
         finally:
             setattr(owner, attr, full)
+
+
+def _at_layer(encoder: Encoder, out: Any, layer: int, top: int) -> torch.Tensor:
+    """Layer ``layer`` (module docstring) from the output of a pass that ran the first ``top`` blocks."""
+    if encoder._layers_owner is None:
+        return out.hidden_states[layer]
+    if layer == top:
+        return out.last_hidden_state
+    state = out.hidden_states[layer]
+    return state if encoder.final_norm is None else encoder.final_norm(state)
 
 
 def _windows(n: int, size: int) -> list[int]:
@@ -283,6 +349,12 @@ def embed(encoder: Encoder, content: Sequence[Sequence[int]], layers: Sequence[i
     top = max(layers)
     if min(layers) < 0 or top > encoder.depth:
         raise ValueError(f"layers must lie in 0..{encoder.depth}, got {layers}")
+    if len(layers) > 1 and not encoder.one_pass_sweep:  # unknown final module: one cut pass per layer
+        parts = [embed(encoder, content, [layer], batch_size=batch_size, long_text=long_text,
+                       max_length=max_length, names=names) for layer in layers]
+        first = parts[0]
+        return Embedded(packed=torch.stack([p.packed for p in parts], dim=1), offsets=first.offsets,
+                        lengths=first.lengths, ids=first.ids, n_prefix=first.n_prefix, n_suffix=first.n_suffix)
     full = [np.asarray(encoder.prefix + unit[2] + encoder.suffix, dtype=np.int64) for unit in units]
     full_len = np.fromiter((len(x) for x in full), dtype=np.int64, count=len(full))
     order = np.argsort(-full_len, kind="stable")  # longest first, so each batch pads little
@@ -304,12 +376,17 @@ def embed(encoder: Encoder, content: Sequence[Sequence[int]], layers: Sequence[i
             mask_np[rows, cols] = 1
             ids, mask = torch.from_numpy(ids_np).to(dev), torch.from_numpy(mask_np).to(dev)
 
-            if single and encoder._layers_owner is not None:  # blocks cut to `top`: the last state is it
-                hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state
-            else:
+            def call(ids=ids, mask=mask):
+                if single and encoder._layers_owner is not None:  # blocks cut to `top`: the output is layer top
+                    return model(input_ids=ids, attention_mask=mask).last_hidden_state
                 out = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
-                hidden = out.hidden_states[layers[0]] if single else \
-                    torch.stack([out.hidden_states[layer] for layer in layers], dim=2)
+                if encoder._layers_owner is not None and len(out.hidden_states) != top + 1:
+                    raise RuntimeError(f"{encoder.name} returned {len(out.hidden_states)} hidden states after "
+                                       f"{top} blocks; expected {top + 1}")
+                states = [_at_layer(encoder, out, layer, top) for layer in layers]
+                return states[0] if single else torch.stack(states, dim=2)
+
+            hidden = call()
             hidden = hidden[mask.bool()].float()  # real tokens only, unit after unit
             chunks.append(hidden / hidden.norm(dim=-1, keepdim=True))
             unit_start[chunk] = cursor + starts

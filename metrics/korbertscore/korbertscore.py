@@ -53,8 +53,10 @@ Args:
     predictions (list of str): candidate sentences.
     references (list of str, or list of list of str): reference sentence(s) per prediction. With several,
         precision, recall and F1 are each the best over that prediction's references (as in bert_score).
-    model_type (str): Hub id or local folder of an encoder. Default "klue/bert-base".
-    num_layers (int): which hidden state to use: 0 = embeddings, L = output of block L. Default: the
+    model_type (str): Hub id or local folder of an encoder (or of a causal LM, used as an encoder). Default
+        "klue/bert-base".
+    num_layers (int): the layer: 0 = embeddings, L = the model's output when only its first L blocks run (with
+        its final norm, if it has one, as bert_score's num_layers). Default: the
         documented layer of a known model (klue/bert-base: 8), else round(depth * 8 / 12) with a warning.
     idf (bool or list of str): weight pieces by idf, idf(t) = log((M+1)/(df(t)+1)), computed from the
         references (True) or from the given sentences. Default False (all weights 1, [CLS]/[SEP] 0).

@@ -290,7 +290,7 @@ def _default_baseline(model_type: str, lang: str) -> str | None:
 
 
 def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]],
-          model_type: str | None = None, num_layers: int | None = None, idf: Any = False,
+          model_type: str | os.PathLike | None = None, num_layers: int | None = None, idf: Any = False,
           rescale_with_baseline: bool = False, baseline_path: str | os.PathLike | None = None,
           batch_size: int = 64, device: str | None = None, dtype: Any = None, max_length: int | None = None,
           exclude_special_tokens: bool = False, long_text: str = "window", lang: str = "ko",
@@ -305,7 +305,7 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
     """
     preds, refs, multi = validate_inputs(predictions, references)
     _check_options(batch_size, long_text)
-    model_type = model_type or DEFAULT_MODEL
+    model_type = os.fspath(model_type) if model_type else DEFAULT_MODEL  # a pathlib.Path folder too
     encoder = load_encoder(model_type, device=device, dtype=dtype)
     layer = _resolve_layer(encoder, model_type, num_layers)
     limit = _check_max_length(encoder, max_length)
@@ -354,20 +354,21 @@ def _group(values: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, 
     return max_over_references(values, groups, n)
 
 
-def score_layers(predictions: Sequence[str], references: Sequence[str], model_type: str | None = None,
+def score_layers(predictions: Sequence[str], references: Sequence[str], model_type: str | os.PathLike | None = None,
                  layers: Sequence[int] | None = None, idf: Any = False, batch_size: int = 64,
                  device: str | None = None, dtype: Any = None, exclude_special_tokens: bool = False,
                  long_text: str = "window") -> dict[int, dict[str, np.ndarray]]:
     """P, R, F1 of every pair at every layer in ``layers`` (default ``0..depth``) from ONE forward pass.
 
     One reference per prediction. Returns ``{layer: {"precision": array, "recall": array, "f1": array}}``;
-    each layer's numbers equal ``score(..., num_layers=layer)``.
+    each layer's numbers equal ``score(..., num_layers=layer)``, also for models with a final norm (see
+    :mod:`.embedding` for what layer L means).
     """
     preds, refs, multi = validate_inputs(predictions, references)
     if multi:
         raise ValueError("score_layers takes one reference string per prediction")
     _check_options(batch_size, long_text)
-    model_type = model_type or DEFAULT_MODEL
+    model_type = os.fspath(model_type) if model_type else DEFAULT_MODEL  # a pathlib.Path folder too
     encoder = load_encoder(model_type, device=device, dtype=dtype)
     wanted = list(range(encoder.depth + 1)) if layers is None else [int(x) for x in layers]
     for x in wanted:
@@ -382,7 +383,7 @@ def score_layers(predictions: Sequence[str], references: Sequence[str], model_ty
     return {x: {"precision": p[k], "recall": r[k], "f1": f[k]} for k, x in enumerate(wanted)}
 
 
-def similarity_matrix(candidate: str, reference: str, model_type: str | None = None,
+def similarity_matrix(candidate: str, reference: str, model_type: str | os.PathLike | None = None,
                       num_layers: int | None = None, device: str | None = None, dtype: Any = None,
                       exclude_special_tokens: bool = False, long_text: str = "window") -> dict[str, Any]:
     """The cosine similarity of every candidate/reference word piece of one pair.
@@ -394,7 +395,7 @@ def similarity_matrix(candidate: str, reference: str, model_type: str | None = N
     """
     if not isinstance(candidate, str) or not isinstance(reference, str):
         raise TypeError("candidate and reference must be strings")
-    model_type = model_type or DEFAULT_MODEL
+    model_type = os.fspath(model_type) if model_type else DEFAULT_MODEL  # a pathlib.Path folder too
     encoder = load_encoder(model_type, device=device, dtype=dtype)
     layer = _resolve_layer(encoder, model_type, num_layers)
     content = tokenize(encoder, [candidate, reference])

@@ -7,6 +7,7 @@ arithmetic of :mod:`scoring`. ``token_surprisals`` exposes the per-token numbers
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,8 +52,8 @@ def signature(model_id: str, mode: str, model: Any, tokenizer: Any, add_start_to
     return "perplexity|" + "|".join(parts) + f"|version:{VERSION}"
 
 
-def score(predictions: Sequence[str], model_id: str, batch_size: int = 16, add_start_token: bool = True,
-          max_length: int | None = None, stride: int | None = None, device: Any = None, dtype: Any = None,
+def score(predictions: Sequence[str], model_id: str | os.PathLike, batch_size: int = 16,
+          add_start_token: bool = True, max_length: int | None = None, stride: int | None = None, device: Any = None, dtype: Any = None,
           mode: str = "causal", pll_variant: str = "original", padding_side: str | None = None,
           empty: str = "error", ngram_unit: str | None = None, ngram_eos: bool = True,
           max_tokens: int = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
@@ -104,8 +105,8 @@ def _pieces(text: str, token_ids: list[int], offsets: list, tokenizer: Any) -> l
     return out
 
 
-def token_surprisals(text: str, model_id: str, mode: str = "causal", add_start_token: bool = True,
-                     max_length: int | None = None, stride: int | None = None, device: Any = None,
+def token_surprisals(text: str, model_id: str | os.PathLike, mode: str = "causal",
+                     add_start_token: bool = True, max_length: int | None = None, stride: int | None = None, device: Any = None,
                      dtype: Any = None, pll_variant: str = "original") -> list[tuple[str, float]]:
     """Each scored token of ``text`` with its surprisal in bits, -log2 P(token | context), in text order.
 

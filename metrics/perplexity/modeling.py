@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -69,8 +70,11 @@ def load_model(model_id: str, kind: str = "causal", device: str | torch.device |
     (model, kind, device, dtype) and reused by every later call. ``kind`` is ``"causal"`` or ``"masked"``."""
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
+    if isinstance(model_id, os.PathLike):
+        model_id = os.fspath(model_id)
     if not isinstance(model_id, str) or not model_id:
-        raise TypeError(f"model_id must be a Hub id or a local path (a non-empty string), got {model_id!r}")
+        raise TypeError(f"model_id must be a Hub id or a local path (a non-empty string or a path), got "
+                        f"{model_id!r}")
     if kind not in ("causal", "masked"):
         raise ValueError(f"kind must be 'causal' or 'masked', got {kind!r}")
     dev, dt = resolve_device(device), resolve_dtype(dtype)

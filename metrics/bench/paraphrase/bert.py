@@ -1,7 +1,8 @@
 """BERTScore columns of the benchmark: precision, recall and F1 at every layer, from korbertscore.
 
 One call of ``kometrics.korbertscore.score_layers`` runs the encoder once and returns P/R/F1 for every
-requested layer (layer L = ``hidden_states[L]``, 0 = the embeddings); with ``idf`` on, pieces are weighted by
+requested layer (layer L as in ``score(num_layers=L)``: the output of the first L blocks, final norm included
+where the model has one; 0 = the embeddings); with ``idf`` on, pieces are weighted by
 ``idf(t) = log((M + 1) / (df(t) + 1))`` over the references (korbertscore's definition, as bert_score).
 """
 

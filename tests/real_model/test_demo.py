@@ -1,0 +1,33 @@
+"""The demo's real-model sections run on Gemma-3-270M offline and say so; tiny models only for a masked LM."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+pytestmark = pytest.mark.real_model
+
+
+def test_demo_real_model_sections(gemma, data_dir, tmp_path, monkeypatch):
+    from kometrics.demo import run_demo
+
+    monkeypatch.setenv("KOMETRICS_CACHE", str(tmp_path / "cache"))
+    out = io.StringIO()
+    code = run_demo(data_dir=str(data_dir), limit=6, offline=True, only=["perplexity", "korbertscore", "paraphrase"],
+                    out=out)
+    report = out.getvalue()
+    assert code == 0, report
+    assert "FAILED" not in report, report
+    headers = [line for line in report.splitlines() if line.startswith("== ")]
+    assert len(headers) == 3, headers
+    lines = report.splitlines()
+    causal = next(line for line in lines if "causal LM:" in line)
+    assert "Gemma-3-270M" in causal and "real model, offline stand-in" in causal and "tiny random" not in causal
+    korbert = next(line for line in lines if line.startswith("== korbertscore"))
+    assert "Gemma-3-270M" in korbert and "real model" in korbert and "layer" in korbert
+    para = next(line for line in lines if line.startswith("== paraphrase"))
+    assert "FAILED" not in para and any("model: Gemma-3-270M" in line for line in lines)
+    masked = next(line for line in lines if "masked LM pseudo-perplexity" in line)
+    assert "tiny random BERT" in masked and "no Korean masked LM" in masked
+    assert gemma in report  # the notes say which folder
