@@ -75,7 +75,7 @@ def _generations(ctx: DemoContext, sentences: list[str], lm: str, lm_label: str,
     from kometrics.bench.generations import CARD_ORDERS, default_lm, format_table, run
 
     real = default_lm()
-    n_train = 5000 if ctx.limit is None else min(2000, 100 * ctx.limit)
+    n_train = 5000 if ctx.limit is None else 2000  # fewer leaves modified-KN counts-of-counts at zero
     result = run(data_dir=str(ctx.data_dir), out=ctx.cache_dir / "generations", lm=real or lm, train_limit=n_train,
                  test_limit=len(sentences), char_order=CARD_ORDERS["char"], morpheme_order=CARD_ORDERS["morpheme"],
                  eojeol_order=CARD_ORDERS["eojeol"], speed_sentences=0)
