@@ -74,7 +74,7 @@ Args:
         embedded with context), "truncate" (with a warning) or "error".
     normalize (str or None): Unicode normalisation of every text before tokenizing: "NFC" (default; the same
         Hangul typed as conjoining jamo (NFD, e.g. from macOS) scores as its precomposed form), "NFKC", or
-        None (texts as given). Part of the hashcode. A text of invisible characters only (zero-width spaces,
+        None (texts as given). A change from NFC is marked in the hashcode. A text of invisible characters only (zero-width spaces,
         BOM, control characters) is an empty text: it scores 0 with the warning.
     lang (str): language code, used only to find a bert_score baseline file. Default "ko".
     verbose, nthreads, use_fast_tokenizer: accepted for compatibility with evaluate's bertscore (tokenizing
@@ -216,6 +216,9 @@ class Korbertscore(evaluate.Metric):
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one prediction and its reference(s) (checked as in ``add_batch``)."""
+        # evaluate's own add also takes the plural keywords (predictions=..., references=...)
+        prediction = kwargs.pop("predictions") if prediction is None and "predictions" in kwargs else prediction
+        reference = kwargs.pop("references") if reference is None and "references" in kwargs else reference
         (prediction,), (reference,) = _checked_batch([prediction], [reference], self.selected_feature_format
                                                      if self.writer is not None else None, one=True)
         return super().add(prediction=prediction, reference=reference, **kwargs)

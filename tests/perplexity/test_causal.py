@@ -20,8 +20,8 @@ from kometrics.perplexity import (
     token_surprisals,
 )
 
-from .conftest import hand_nll as _hand_nll
 from ..conftest import METRICS_DIR
+from .conftest import hand_nll as _hand_nll
 from .conftest import just_over
 
 REL = 1e-5
