@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kometrics.cli.io import iter_jsonl
+from kometrics.cli.io import iter_jsonl, read_lines
 from kometrics.lmre.formats import AnnotationError, canonicalize, parse_annotation
 from kometrics.lmre.lookup import REFERENCES_FILE
 
@@ -244,11 +244,11 @@ def _as_backend(llm: Any) -> Any:
 # --- inputs ------------------------------------------------------------------------------------------------
 
 def _read_lines(path: str | os.PathLike) -> list[tuple[int, Any]]:
+    """``(line number, value)`` of the non-blank lines (UTF-8 with or without a BOM; lines end at \\n / \\r\\n)."""
     path = Path(path)
     if path.suffix == ".jsonl":
         return list(iter_jsonl(path))
-    with open(path, encoding="utf-8") as f:
-        return [(n, line.strip()) for n, line in enumerate(f, 1) if line.strip()]
+    return [(n, line.strip()) for n, line in enumerate(read_lines(path), 1) if line.strip()]
 
 
 def read_utterances(path: str | os.PathLike) -> list[Utterance]:
