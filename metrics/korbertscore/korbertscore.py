@@ -8,15 +8,17 @@ import datasets
 import evaluate
 
 from .embedding import DEFAULT_MODEL, default_layer
+from .fonts import hangul_font
 from .model_setup import resolve_device, resolve_dtype
 from .pipeline import score, validate_inputs
 from .plotting import plot_alignment
 from .scoring import f1
 
-# The sibling modules are imported here directly so that evaluate.load copies them all (plotting is used
-# by the Space; it imports matplotlib only when called; default_layer names the default layer there).
-__all__ = ["Korbertscore", "score", "f1", "plot_alignment", "DEFAULT_MODEL", "default_layer", "resolve_device",
-           "resolve_dtype"]
+# The sibling modules are imported here directly so that evaluate.load copies them all (plotting and its
+# Hangul font helper are used by the Space; they import matplotlib only when called; default_layer names the
+# default layer there).
+__all__ = ["Korbertscore", "score", "f1", "plot_alignment", "hangul_font", "DEFAULT_MODEL", "default_layer",
+           "resolve_device", "resolve_dtype"]
 _CITATION = """\
 @inproceedings{hyeon2019korbertscore,
   title     = {Measuring Similarity of Korean Sentences based on BERT},
