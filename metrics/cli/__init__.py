@@ -111,6 +111,8 @@ def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
         raise UsageError(f"{args.metric} needs {' and '.join(f'--{k} VALUE' for k in missing)}")
     schemas = metric.features if isinstance(metric.features, list) else [metric.features]
     files = {"predictions": ("--predictions", args.predictions)}
+    if args.references and "references" not in schemas[0]:
+        raise UsageError(f"{args.metric} takes no --references; it takes {', '.join(schemas[0])}")
     if args.references:
         files["references"] = ("--references", args.references)
     elif "references" in schemas[0]:
