@@ -136,7 +136,7 @@ Example 3: masked LM pseudo-perplexity; [CLS] and [SEP] are never masked nor cou
     >>> pseudo["token_counts"][0] > 0, pseudo["perplexities"][0] > 1
     (True, True)
     >>> pseudo["signature"]  # doctest: +ELLIPSIS
-    'perplexity|mode:pseudo|model:klue/bert-base|dtype:float32|window:[...]|pll:original|norm:NFC'
+    'perplexity|mode:pseudo|model:klue/bert-base|dtype:float32|window:[...]|pll:original|norm:NFC|version:0.1.0'
 """
 
 
