@@ -17,14 +17,20 @@ missing; timeouts, rate limits (429) and server errors (5xx) are retried with ex
 utterance, are discarded and counted, never repaired.
 
 Backends: :class:`OpenAIChatLLM` (any OpenAI-compatible chat endpoint through the ``openai`` SDK; the API
-key is read from an environment variable and never logged or written) and any Python callable
-``llm(messages, temperature) -> str`` (wrapped by :class:`CallableLLM`).
+key is read from an environment variable) and any Python callable ``llm(messages, temperature) -> str``
+(wrapped by :class:`CallableLLM`).
+
+Secrets: the API key, any ``Authorization``/``Bearer``/``Basic`` value and credentials in the base URL
+(``http://user:pass@host/v1``) are redacted (:func:`redact`) from every log line, stored error, cache file,
+build record (``build_info.json``) and card; the stored base URL has no credentials (:func:`public_url`),
+even when the endpoint echoes the request headers back in an error.
 
 This module is not imported by the metric (``lmre.py``) and imports ``openai`` only when that backend is used.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -42,8 +48,9 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-from kometrics.cli.io import iter_jsonl
+from kometrics.cli.io import iter_jsonl, read_lines
 from kometrics.lmre.formats import AnnotationError, canonicalize, parse_annotation
 from kometrics.lmre.lookup import REFERENCES_FILE
 
@@ -59,6 +66,8 @@ __all__ = [
     "build_messages",
     "parse_response",
     "build_references",
+    "redact",
+    "public_url",
 ]
 
 logger = logging.getLogger(__name__)
@@ -71,6 +80,47 @@ SYSTEM_PROMPT = (
     "'<number>. <annotated sentence>', and nothing else."
 )
 _LINE = re.compile(r"^\s*(\d+)\s*[.):]\s*(.*?)\s*$")
+
+
+# --- secrets ----------------------------------------------------------------------------------------------
+
+REDACTED = "***"
+_URL_USERINFO = re.compile(r"(?<=://)[^/@\s\"']+@")
+_AUTH_SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+|%20)[^\s\"',;}\]]+")
+_AUTH_FIELD = re.compile(r"""(?i)((?:proxy-)?authorization|api[-_]?key|x-api-key)(["']?\s*[:=]\s*["']?)"""
+                         r"""((?:bearer|basic)\s+)?[^\s"',;}\]]+""")
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` without credentials (``http://user:pass@host/v1`` -> ``http://host/v1``)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port is not None else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def redact(text: str, secrets: Sequence[str] = (), generic: bool = True) -> str:
+    """``text`` with every secret in ``secrets`` replaced by ``***``; with ``generic`` also URL credentials
+    (``user:pass@``) and the values of ``Authorization``/``Bearer``/``Basic``/``api-key`` fields."""
+    for secret in sorted((x for x in secrets if x), key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    if not generic:
+        return text
+    text = _URL_USERINFO.sub(f"{REDACTED}@", text)
+    text = _AUTH_FIELD.sub(lambda m: m.group(1) + m.group(2) + (m.group(3) or "") + REDACTED, text)
+    return _AUTH_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+
+
+def _redact(backend: Any, text: str, generic: bool = True) -> str:
+    """What ``backend`` knows of its own secrets (and, with ``generic``, the generic patterns) removed."""
+    own = getattr(backend, "redact", None)
+    return own(text, generic=generic) if callable(own) else redact(text, generic=generic)
 
 
 class RetryableError(Exception):
@@ -184,8 +234,11 @@ class OpenAIChatLLM:
     """Any OpenAI-compatible chat-completions endpoint through the ``openai`` SDK.
 
     The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``); it is
-    never logged, printed, cached or written. ``api_key_env=None`` sends a placeholder key (local servers
-    that need none). The SDK's own retries are switched off: the builder retries (timeouts, 429, 5xx).
+    never logged, printed, cached or written (:meth:`redact` removes it, and any Authorization value, from
+    error messages). ``api_key_env=None`` sends a placeholder key (local servers that need none).
+    Credentials in ``base_url`` (``http://user:pass@host/v1``) are sent as HTTP basic auth, as httpx does
+    with them, and are kept out of ``base_url``, ``name`` and every log line. The SDK's own retries are
+    switched off: the builder retries (timeouts, 429, 5xx).
     """
 
     def __init__(self, model: str, base_url: str | None = None, api_key_env: str | None = "OPENAI_API_KEY",
@@ -199,13 +252,30 @@ class OpenAIChatLLM:
                                  "or pass api_key_env=None for an endpoint without a key")
         else:
             key = "no-key"
+        self._secrets: list[str] = [key] if api_key_env else []
+        http_client = None
+        parts = urlsplit(base_url) if base_url else None
+        if parts is not None and (parts.username is not None or parts.password is not None):
+            user, password = unquote(parts.username or ""), unquote(parts.password or "")
+            basic = base64.b64encode(f"{user}:{password}".encode()).decode()
+            self._secrets += [password, parts.password or "", f"{user}:{password}", basic]
+            http_client = openai.DefaultHttpxClient(auth=(user, password))
         self.model = model
-        self.base_url = base_url
+        self.base_url = public_url(base_url)
         self.api_key_env = api_key_env
         self.max_tokens = max_tokens
-        self.name = f"openai:{base_url or 'https://api.openai.com/v1'}:{model}"
+        self.name = f"openai:{self.base_url or 'https://api.openai.com/v1'}:{model}"
         self._openai = openai
-        self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
+        try:
+            self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout, max_retries=0,
+                                         http_client=http_client)
+        except Exception as e:  # noqa: BLE001 - the message may hold the URL or the key
+            raise type(e)(self.redact(str(e))) from None
+
+    def redact(self, text: str, generic: bool = True) -> str:
+        """``text`` without this backend's key and URL credentials (and, with ``generic``, without any URL
+        credentials or Authorization value)."""
+        return redact(text, self._secrets, generic)
 
     def __call__(self, messages: list[dict[str, str]], temperature: float) -> str:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
@@ -244,11 +314,11 @@ def _as_backend(llm: Any) -> Any:
 # --- inputs ------------------------------------------------------------------------------------------------
 
 def _read_lines(path: str | os.PathLike) -> list[tuple[int, Any]]:
+    """``(line number, value)`` of the non-blank lines (UTF-8 with or without a BOM; lines end at \\n / \\r\\n)."""
     path = Path(path)
     if path.suffix == ".jsonl":
         return list(iter_jsonl(path))
-    with open(path, encoding="utf-8") as f:
-        return [(n, line.strip()) for n, line in enumerate(f, 1) if line.strip()]
+    return [(n, line.strip()) for n, line in enumerate(read_lines(path), 1) if line.strip()]
 
 
 def read_utterances(path: str | os.PathLike) -> list[Utterance]:
@@ -417,7 +487,7 @@ def _ask(backend: Any, job: _Job, cfg: BuildConfig, cache_dir: Path, stop: threa
             text = backend(job.messages, cfg.temperature)
         except Exception as exc:  # noqa: BLE001 - classified below
             if not backend.is_retryable(exc) or attempt == cfg.max_retries:
-                job.error = f"{type(exc).__name__}: {exc}"[:500]
+                job.error = _redact(backend, f"{type(exc).__name__}: {exc}")[:500]  # servers echo headers back
                 return job
             delay = min(cfg.backoff_max, cfg.backoff_base * 2 ** attempt) * (0.5 + rng.random())
             hint = backend.retry_after(exc)
@@ -433,6 +503,7 @@ def _ask(backend: Any, job: _Job, cfg: BuildConfig, cache_dir: Path, stop: threa
         if not isinstance(text, str):
             job.error = f"the backend returned {type(text).__name__}, not a string"
             return job
+        text = _redact(backend, text, generic=False)  # this backend's secrets echoed in an answer: not cached
         _atomic_write_json(cache_dir / f"{job.key}.json", {
             "key": job.key, "model": backend.name, "iteration": job.iteration, "batch": job.batch,
             "utterance_ids": [u.id for u in job.utterances], "response": text, "time": time.time()})

@@ -6,27 +6,42 @@ works for every metric folder: it loads the folder with ``evaluate.load`` and pr
 (``kometrics merge generate``, ``kometrics lmre build``, ``kometrics bench ...``) through a module
 ``kometrics.cli.<name>`` with ``register(commands, bench)``, found here by name. Files are read and results
 written by :mod:`kometrics.cli.io`.
+
+Input files are UTF-8 (a leading byte-order mark is dropped) and split into lines at ``\\n`` and ``\\r\\n``
+only, so a form feed or U+2028 inside a text stays in it. A user error (a missing or unreadable file, an
+unknown or incomplete option, inputs of different lengths, a bad value in a row) prints one line on stderr
+that names the file, option or index, and the command exits with status 2; ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
+import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from kometrics import METRICS
-from kometrics.cli.io import coerce, jsonable, read_column
+from kometrics.cli.io import UsageError, coerce, jsonable, read_column, read_lines, where
 
-__all__ = ["main", "read_column", "metric_folder", "load_metric"]
+__all__ = ["main", "read_column", "read_lines", "metric_folder", "load_metric", "UsageError"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (exit status 2, as argparse's own)."""
+
+    def error(self, message: str):  # noqa: D102 - argparse API
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def metric_folder(name: str) -> Path:
     """The folder of metric ``name`` inside the installed package (what ``evaluate.load`` takes)."""
     if name not in METRICS:
-        raise SystemExit(f"unknown metric {name!r}; choose one of {', '.join(METRICS)}")
+        raise UsageError(f"unknown metric {name!r}; choose one of {', '.join(METRICS)}")
     folder = Path(__file__).resolve().parent.parent / name
     if not (folder / f"{name}.py").is_file():
         raise SystemExit(f"metric {name!r} is not available in this installation ({folder})")
@@ -39,23 +54,38 @@ def load_metric(name: str, **kwargs: Any):
     return evaluate.load(str(metric_folder(name)), **kwargs)
 
 
-def _parse_options(extra: list[str]) -> dict[str, Any]:
+def _parse_options(extra: list[str], params: Mapping[str, inspect.Parameter] | None = None,
+                   owner: str = "the metric") -> dict[str, Any]:
+    """``--name value`` / ``--name=value`` pairs (values read as JSON, else as strings).
+
+    With ``params`` (the keyword arguments of the metric's ``_compute``), an unknown name is an error, and a
+    name without a value is ``True`` only for an option whose default is a bool (a flag such as ``--idf``);
+    any other option without a value is an error. Without ``params`` every bare name is a flag.
+    """
     opts: dict[str, Any] = {}
     i = 0
     while i < len(extra):
         tok = extra[i]
-        if not tok.startswith("--"):
-            raise SystemExit(f"unexpected argument {tok!r}: options are written --name value")
-        key = tok[2:].replace("-", "_")
-        if "=" in key:
+        if not tok.startswith("--") or tok == "--":
+            raise UsageError(f"unexpected argument {tok!r}: options are written --name value")
+        key = tok[2:]
+        if "=" in key:  # --name=value: the value is kept as written (klue/bert-base stays klue/bert-base)
             key, raw = key.split("=", 1)
             i += 1
         elif i + 1 < len(extra) and not extra[i + 1].startswith("--"):
             raw = extra[i + 1]
             i += 2
         else:
-            raw = "true"
+            raw = None
             i += 1
+        key = key.replace("-", "_")
+        if params is not None and key not in params:
+            known = ", ".join(f"--{k}" for k in params) or "none"
+            raise UsageError(f"unknown option --{key} for {owner}; it takes {known}")
+        if raw is None:
+            if params is not None and not isinstance(params[key].default, bool):
+                raise UsageError(f"option --{key} needs a value (--{key} VALUE)")
+            raw = "true"
         try:
             opts[key] = json.loads(raw)
         except json.JSONDecodeError:
@@ -63,27 +93,52 @@ def _parse_options(extra: list[str]) -> dict[str, Any]:
     return opts
 
 
+def _compute_options(metric: Any) -> dict[str, inspect.Parameter]:
+    """The keyword options of a metric's ``_compute`` (its inputs, i.e. feature columns, left out)."""
+    features = metric.features if isinstance(metric.features, list) else [metric.features]
+    columns = {name for schema in features for name in schema}
+    params = inspect.signature(type(metric)._compute).parameters
+    return {k: p for k, p in params.items() if k != "self" and k not in columns
+            and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
+
+
 def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
     metric = load_metric(args.metric)
-    features = metric.features
-    if isinstance(features, list):  # several accepted schemas: take the first that fits the references
-        features = features[0]
-    inputs: dict[str, Any] = {"predictions": read_column(args.predictions, "predictions")}
+    params = _compute_options(metric)
+    options = _parse_options(extra, params, owner=args.metric)  # option mistakes first: nothing is read yet
+    missing = [k for k, p in params.items() if p.default is inspect.Parameter.empty and k not in options]
+    if missing:
+        raise UsageError(f"{args.metric} needs {' and '.join(f'--{k} VALUE' for k in missing)}")
+    schemas = metric.features if isinstance(metric.features, list) else [metric.features]
+    files = {"predictions": ("--predictions", args.predictions)}
+    if args.references and "references" not in schemas[0]:
+        raise UsageError(f"{args.metric} takes no --references; it takes {', '.join(schemas[0])}")
     if args.references:
-        inputs["references"] = read_column(args.references, "references")
+        files["references"] = ("--references", args.references)
+    elif "references" in schemas[0]:
+        raise UsageError(f"{args.metric} needs --references FILE (one reference per line, or a .tsv/.jsonl "
+                         "file for several)")
     for spec in args.input or []:
         name, _, file = spec.partition("=")
-        if not file:
-            raise SystemExit(f"--input takes NAME=FILE, got {spec!r}")
-        inputs[name] = read_column(file, name)
-    schemas = metric.features if isinstance(metric.features, list) else [metric.features]
+        if not name or not file:
+            raise UsageError(f"--input takes NAME=FILE, got {spec!r}")
+        if not any(name in s for s in schemas):
+            raise UsageError(f"{args.metric} takes no input {name!r}; it takes {', '.join(schemas[0])}")
+        files[name] = (f"--input {name}=", file)
+    inputs: dict[str, Any] = {}
+    for name, (option, file) in files.items():
+        inputs[name] = read_column(file, name, option)
+        if not inputs[name]:
+            raise UsageError(f"{where(option, file)}: the file is empty; give one item per line")
+    lengths = {name: len(v) for name, v in inputs.items()}
+    if len(set(lengths.values())) > 1:
+        raise UsageError("the inputs differ in length: " + ", ".join(
+            f"{where(*files[n])} has {k} item(s)" for n, k in lengths.items()) + "; give one per line")
     for name in list(inputs):
         schema = next((s for s in schemas if name in s and (name != "references" or _fits(inputs[name], s[name]))),
                       schemas[0])
-        if name not in schema:
-            raise SystemExit(f"{args.metric} takes no input {name!r}; it takes {', '.join(schema)}")
-        inputs[name] = [coerce(v, schema[name], f"{name}[{i}]") for i, v in enumerate(inputs[name])]
-    options = _parse_options(extra)
+        loc = where(*files[name])
+        inputs[name] = [coerce(v, schema[name], f"{loc}: {name}[{i}]") for i, v in enumerate(inputs[name])]
     result = metric.compute(**inputs, **options)
     json.dump(jsonable(result), sys.stdout, ensure_ascii=False, indent=2 if args.pretty else None,
               allow_nan=True)
@@ -107,7 +162,9 @@ def cmd_demo(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAction]]:
-    parser = argparse.ArgumentParser(prog="kometrics", description="Korean evaluation metrics")
+    parser = _Parser(prog="kometrics", description="Korean evaluation metrics")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the Python traceback of an error (may be given anywhere on the line)")
     commands = parser.add_subparsers(dest="command", required=True)
 
     score = commands.add_parser("score", help="score files with one metric and print JSON")
@@ -159,12 +216,36 @@ def _register_plugin(module_name: str, commands, bench) -> None:
         mod.register(commands, bench)
 
 
+#: Exceptions that report a user's mistake (bad input, option or file); anything else is a bug and keeps its
+#: traceback.
+_USER_ERRORS = (UsageError, ValueError, TypeError, OSError)
+
+
+def _one_line(message: str) -> str:
+    return re.sub(r"\s*\n\s*", " ", str(message)).strip()
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``kometrics`` command; returns the exit status (2 for a user error, printed as one line)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     parser, _ = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "allow_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return int(args.func(args, extra) or 0)
+    try:
+        return int(args.func(args, extra) or 0)
+    except SystemExit as e:  # a sub-command's own "raise SystemExit('message')"
+        if debug or e.code is None or isinstance(e.code, int):
+            raise
+        print(f"kometrics: error: {_one_line(e.code)}", file=sys.stderr)
+        return 2
+    except _USER_ERRORS as e:
+        if debug:
+            raise
+        print(f"kometrics: error: {_one_line(e)} (--debug shows the traceback)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

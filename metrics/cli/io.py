@@ -4,7 +4,12 @@ JSON output.
 - :func:`iter_jsonl` / :func:`read_jsonl`: the values of a jsonl file, blank lines skipped, a bad line named
   ``path:line``. Everything of the package that reads jsonl (the CLI, the runners, the benchmarks, the dataset
   builders) reads it here. Metric folders keep their own reader where their Space needs one (they ship alone).
-- :func:`read_column`: one input column of ``kometrics score`` from a ``.jsonl``, ``.tsv`` or text file.
+- :func:`read_lines` / :func:`read_column`: the lines of a text file, one input column of ``kometrics score``
+  from a ``.jsonl``, ``.tsv`` or text file.
+
+Files are UTF-8 with or without a byte-order mark, and lines end at ``\n`` or ``\r\n`` only (a form feed or
+U+2028 inside a text stays in it). A mistake in a file is a :class:`UsageError` naming the file (and the option
+and line where known): ``kometrics`` prints it as one line with exit status 2.
 - :func:`coerce` / :func:`jsonable`: CLI values to a metric's feature types, and results (or anything the
   tooling writes) to plain JSON.
 """
@@ -19,7 +24,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["iter_jsonl", "read_jsonl", "read_column", "coerce", "jsonable"]
+__all__ = ["UsageError", "iter_jsonl", "read_jsonl", "read_lines", "read_column", "coerce", "jsonable", "where"]
+
+
+class UsageError(ValueError):
+    """A mistake in what the user gave (a file, an option, a row): ``kometrics`` prints it as one line on stderr
+    and exits with status 2."""
 
 
 def iter_jsonl(path: str | os.PathLike, *, objects: bool = False) -> Iterator[tuple[int, Any]]:
@@ -28,7 +38,7 @@ def iter_jsonl(path: str | os.PathLike, *, objects: bool = False) -> Iterator[tu
     Raises ``ValueError("path:line: not valid JSON (...)")`` on a bad line and, with ``objects``, when a line is
     not a JSON object.
     """
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:  # a byte-order mark is not data
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -47,18 +57,61 @@ def read_jsonl(path: str | os.PathLike, *, objects: bool = False) -> list[Any]:
     return [value for _, value in iter_jsonl(path, objects=objects)]
 
 
-def read_column(path: str | os.PathLike, name: str) -> list[Any]:
-    """Read one input column from a file.
+def where(option: str | None, path: Any) -> str:
+    """How an error names a file: ``--predictions p.txt``, ``--input seed_ids=ids.txt`` or the path."""
+    if not option:
+        return str(path)
+    return f"{option}{path}" if option.endswith("=") else f"{option} {path}"
 
-    - ``.jsonl``: one JSON value per line; a line that is an object gives its ``name`` key (or the
-      singular, e.g. ``prediction`` for ``predictions``).
+
+def _check_file(path: Path, option: str | None) -> str:
+    """How errors name the file; a missing file or a directory is a :class:`UsageError`."""
+    loc = where(option, path)
+    if path.is_dir():
+        raise UsageError(f"{loc}: is a directory; pass a file")
+    if not path.exists():
+        raise UsageError(f"{loc}: no such file")
+    return loc
+
+
+def read_lines(path: str | os.PathLike, option: str | None = None) -> list[str]:
+    """The lines of a UTF-8 text file, without their line ends.
+
+    A leading byte-order mark is dropped (``utf-8-sig``); lines end at ``\\n`` or ``\\r\\n`` only (a form
+    feed, a lone ``\\r`` or U+2028 stays inside its line, unlike ``str.splitlines``); a final line end does
+    not start another line. A missing file, a directory or bytes that are not UTF-8 raise
+    :class:`UsageError` naming ``option`` (e.g. ``"--predictions"``) and the file.
+    """
+    path = Path(path)
+    loc = _check_file(path, option)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise UsageError(f"{loc}: cannot be read ({e.strerror or e})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise UsageError(f"{loc}:{line}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def read_column(path: str | os.PathLike, name: str, option: str | None = None) -> list[Any]:
+    """Read one input column from a file (UTF-8 with or without a BOM).
+
+    - ``.jsonl``: one JSON value per line (:func:`iter_jsonl`); a line that is an object gives its ``name`` key
+      (or the singular, e.g. ``prediction`` for ``predictions``).
     - ``.tsv``: one row per item; a row with several cells is a list (several references).
-    - anything else: plain text, one item per line (blank lines are kept as empty strings).
+    - anything else: plain text, one item per line (:func:`read_lines`; blank lines are kept as empty strings).
 
-    Errors end the command with a message naming the file and the line.
+    Errors are :class:`UsageError` naming ``option`` (e.g. ``"--predictions"``), the file and the line.
     """
     path = Path(path)
     if path.suffix == ".jsonl":
+        loc = _check_file(path, option)
         out = []
         try:
             for lineno, value in iter_jsonl(path):
@@ -68,12 +121,16 @@ def read_column(path: str | os.PathLike, name: str) -> list[Any]:
                             value = value[key]
                             break
                     else:
-                        raise SystemExit(f"{path}:{lineno}: object has no {name!r} key")
+                        raise UsageError(f"{loc}:{lineno}: object has no {name!r} key")
                 out.append(value)
-        except ValueError as e:
-            raise SystemExit(str(e)) from None
+        except UnicodeDecodeError as e:
+            raise UsageError(f"{loc}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
+        except UsageError:
+            raise
+        except ValueError as e:  # iter_jsonl names path:line
+            raise UsageError(f"{option} {e}" if option else str(e)) from None
         return out
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_lines(path, option)
     if path.suffix == ".tsv":
         rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
         return [row if len(row) > 1 else (row[0] if row else "") for row in rows]
@@ -90,7 +147,7 @@ def coerce(value: Any, feature: Any, where: str) -> Any:
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list):
-            raise SystemExit(f"{where}: expected a list, got {value!r}")
+            raise UsageError(f"{where}: expected a list, got {value!r}")
         return [coerce(v, inner, where) for v in value]
     if isinstance(feature, Value):
         dtype = feature.dtype
@@ -98,20 +155,20 @@ def coerce(value: Any, feature: Any, where: str) -> Any:
             try:
                 out = float(value)
             except (TypeError, ValueError):
-                raise SystemExit(f"{where}: {value!r} is not a number") from None
+                raise UsageError(f"{where}: {value!r} is not a number") from None
             return out
         if dtype.startswith("int"):
             try:
                 return int(value)
             except (TypeError, ValueError):
-                raise SystemExit(f"{where}: {value!r} is not an integer") from None
+                raise UsageError(f"{where}: {value!r} is not an integer") from None
         if dtype == "bool":
             if isinstance(value, str):
                 if value.lower() in ("1", "true", "yes"):
                     return True
                 if value.lower() in ("0", "false", "no"):
                     return False
-                raise SystemExit(f"{where}: {value!r} is not a boolean")
+                raise UsageError(f"{where}: {value!r} is not a boolean")
             return bool(value)
         if dtype == "string":
             return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

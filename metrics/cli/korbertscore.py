@@ -50,8 +50,9 @@ def cmd_baseline(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.korbertscore.embedding import DEFAULT_MODEL
 
     if args.text:
-        with open(args.text, encoding="utf-8") as f:
-            texts = [line.strip() for line in f if line.strip()]
+        from kometrics.cli.io import read_lines
+
+        texts = [line.strip() for line in read_lines(args.text, "--text") if line.strip()]
     else:
         from kometrics.datasets_scripts.readers import iter_korean_text
 
@@ -67,8 +68,9 @@ def cmd_stream(args: argparse.Namespace, extra: list[str]) -> int:
 
     idf: object = False
     if args.idf_file:
-        with open(args.idf_file, encoding="utf-8") as f:
-            idf = [line.rstrip("\n") for line in f if line.strip()]
+        from kometrics.cli.io import read_lines
+
+        idf = [line for line in read_lines(args.idf_file, "--idf-file") if line.strip()]
     n = stream_score(args.input, args.output, prediction_key=args.prediction_key,
                      reference_key=args.reference_key, chunk_size=args.chunk_size, model_type=args.model,
                      num_layers=args.num_layers, idf=idf, batch_size=args.batch_size, device=args.device,

@@ -94,7 +94,7 @@ def cmd_score(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.cli.io import read_column
     from kometrics.lmre.scoring import score
 
-    predictions = read_column(args.predictions, "annotation")
+    predictions = read_column(args.predictions, "annotation", "--predictions")
     result = score(predictions, similarity=args.similarity, theta=args.theta, break_types=args.break_types,
                    reference_folders=args.references_dir)
     if args.summary:
@@ -109,8 +109,8 @@ def cmd_gap(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.lmre import acceptance_gap, format_gap_table, score
 
     predictions = read_column(args.predictions, "annotation")
-    human = read_column(args.human, "human_score")
-    single = read_column(args.single_references, "reference")
+    human = read_column(args.human, "human_score", "--human")
+    single = read_column(args.single_references, "reference", "--single-references")
     for name, column in (("--human", human), ("--single-references", single)):
         if len(column) != len(predictions):
             print(f"error: {name} has {len(column)} lines but --predictions has {len(predictions)}", file=sys.stderr)

@@ -71,4 +71,9 @@ def bootstrap_interval(data: Sequence[np.ndarray], statistic: Callable[..., np.n
     if fell_back:
         warnings.warn(f"the BCa interval of {name} is undefined on these data (degenerate bootstrap distribution); "
                       "the percentile interval of the same resamples is returned", RuntimeWarning, stacklevel=2)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        undefined = int(np.count_nonzero(~np.isfinite(res.bootstrap_distribution)))
+        warnings.warn(f"the bootstrap interval of {name} is NaN: on {len(data[0])} pairs, {undefined} of "
+                      f"{int(n_resamples)} resamples are degenerate (e.g. constant predictions or references), where "
+                      f"{name} is undefined; a confidence interval needs more pairs", RuntimeWarning, stacklevel=2)
     return [low, high]

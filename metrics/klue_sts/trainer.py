@@ -16,10 +16,21 @@ def _first(x: Any) -> Any:
     return x[0] if isinstance(x, (tuple, list)) and len(x) and not np.isscalar(x[0]) else x
 
 
+def _unpack(eval_pred: Any) -> tuple[Any, Any]:
+    """``(predictions, label_ids)`` of an ``EvalPrediction``, or of a ``(predictions, labels)`` tuple or list."""
+    if hasattr(eval_pred, "predictions"):
+        return eval_pred.predictions, eval_pred.label_ids
+    if isinstance(eval_pred, (tuple, list)) and len(eval_pred) >= 2:
+        return eval_pred[0], eval_pred[1]
+    raise TypeError(f"eval_pred must be an EvalPrediction or a (predictions, labels) pair, got "
+                    f"{type(eval_pred).__name__}")
+
+
 class STSComputeMetrics:
     """A ``compute_metrics`` callable: ``{"pearson", "spearmanr", "f1"}`` of an STS regression model.
 
-    Works both ways the Trainer calls it:
+    ``eval_pred`` is an ``EvalPrediction`` or a ``(predictions, labels)`` tuple or list. Works both ways the
+    Trainer calls it:
 
     - ``batch_eval_metrics=False`` (default): called once with all predictions (shape ``(N,)`` or ``(N, 1)``).
     - ``batch_eval_metrics=True``: called per batch with torch tensors and ``compute_result``; batches are
@@ -33,7 +44,7 @@ class STSComputeMetrics:
         self._refs: list[np.ndarray] = []
 
     def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
-        predictions, labels = eval_pred.predictions, eval_pred.label_ids
+        predictions, labels = _unpack(eval_pred)
         preds = as_scores(_first(predictions), "predictions")
         refs = as_scores(_first(labels), "label_ids")
         if len(preds) != len(refs):

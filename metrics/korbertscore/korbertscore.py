@@ -8,15 +8,17 @@ import datasets
 import evaluate
 
 from .embedding import DEFAULT_MODEL, default_layer
+from .fonts import hangul_font
 from .model_setup import resolve_device, resolve_dtype
-from .pipeline import score
+from .pipeline import score, validate_inputs
 from .plotting import plot_alignment
 from .scoring import f1
 
-# The sibling modules are imported here directly so that evaluate.load copies them all (plotting is used
-# by the Space; it imports matplotlib only when called; default_layer names the default layer there).
-__all__ = ["Korbertscore", "score", "f1", "plot_alignment", "DEFAULT_MODEL", "default_layer", "resolve_device",
-           "resolve_dtype"]
+# The sibling modules are imported here directly so that evaluate.load copies them all (plotting and its
+# Hangul font helper are used by the Space; they import matplotlib only when called; default_layer names the
+# default layer there).
+__all__ = ["Korbertscore", "score", "f1", "plot_alignment", "hangul_font", "DEFAULT_MODEL", "default_layer",
+           "resolve_device", "resolve_dtype"]
 _CITATION = """\
 @inproceedings{hyeon2019korbertscore,
   title     = {Measuring Similarity of Korean Sentences based on BERT},
@@ -72,6 +74,10 @@ Args:
         Default False (bert_score's behaviour).
     long_text (str): texts longer than max_length: "window" (default; overlapping windows, every piece
         embedded with context), "truncate" (with a warning) or "error".
+    normalize (str or None): Unicode normalisation of every text before tokenizing: "NFC" (default; the same
+        Hangul typed as conjoining jamo (NFD, e.g. from macOS) scores as its precomposed form), "NFKC", or
+        None (texts as given). A change from NFC is marked in the hashcode. A text of invisible characters only (zero-width spaces,
+        BOM, control characters) is an empty text: it scores 0 with the warning.
     lang (str): language code, used only to find a bert_score baseline file. Default "ko".
     verbose, nthreads, use_fast_tokenizer: accepted for compatibility with evaluate's bertscore (tokenizing
         is batched in the fast tokenizer; use_fast_tokenizer only marks the hashcode as bert_score does).
@@ -83,10 +89,11 @@ Returns:
     f1 (list of float): harmonic mean of precision and recall; 0 when a text is empty.
     best_reference (list of int): index of the reference with the highest F1 (0 with one reference).
     num_layers (int): the layer used.
-    hashcode (str): model, layer, idf, rescaling and version, bert_score-style.
+    hashcode (str): model, layer, idf, rescaling and version, bert_score-style (a normalisation other than NFC
+        is marked too).
     signature (str): every option that changes the numbers, and the version (sacrebleu-style), e.g.
         "korbertscore|model:klue/bert-base|layer:8|idf:no|rescale:no|special:kept|long:window|max_len:model|
-        dtype:float32|version:0.1.0" (one line).
+        dtype:float32|norm:NFC|version:0.1.0" (one line).
 
 The examples use "klue/bert-base", as you would. Their printed values hold for any encoder (the tests run
 them on a tiny random stand-in for that id); the metric card shows the figures of a real model.
@@ -175,6 +182,7 @@ class Korbertscore(evaluate.Metric):
         max_length=None,
         exclude_special_tokens=False,
         long_text="window",
+        normalize="NFC",
     ):
         if all_layers:
             raise ValueError("all_layers=True is not supported here; call kometrics.korbertscore.score_layers "
@@ -195,5 +203,50 @@ class Korbertscore(evaluate.Metric):
             long_text=long_text,
             lang=lang,
             use_fast_tokenizer=use_fast_tokenizer,
+            normalize=normalize,
         )
         return result
+
+    # evaluate casts the inputs to Arrow before _compute sees them, turning a misplaced list or number into a
+    # string ("['다 라']", "5"): the inputs are checked here first, naming the argument and the index.
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch of predictions and references (checked here: strings, and one string or a non-empty
+        list of strings per prediction)."""
+        predictions, references = _checked_batch(predictions, references, self.selected_feature_format
+                                                 if self.writer is not None else None)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one prediction and its reference(s) (checked as in ``add_batch``)."""
+        # evaluate's own add also takes the plural keywords (predictions=..., references=...)
+        prediction = kwargs.pop("predictions") if prediction is None and "predictions" in kwargs else prediction
+        reference = kwargs.pop("references") if reference is None and "references" in kwargs else reference
+        (prediction,), (reference,) = _checked_batch([prediction], [reference], self.selected_feature_format
+                                                     if self.writer is not None else None, one=True)
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
+
+def _checked_batch(predictions, references, selected, one=False):
+    """Validated ``(predictions, references)`` in the shape evaluate will store.
+
+    References are all strings (one reference each) or all lists: strings mixed with lists are wrapped as
+    one-item lists, as the library call reads them. ``selected`` is the format already chosen by an
+    earlier batch of the same computation (None for the first): a list after single strings is refused.
+    """
+    name_p, name_r = ("prediction", "reference") if one else ("predictions", "references")
+    if predictions is None or references is None:
+        raise ValueError(f"pass both {name_p} and {name_r}")
+    try:
+        preds, refs, multi = validate_inputs(predictions, references)
+    except (TypeError, ValueError) as e:
+        message = str(e).replace("predictions[0]", name_p).replace("references[0]", name_r) if one else str(e)
+        raise type(e)(message) from None
+    if not preds:
+        raise ValueError("predictions and references are empty: pass at least one prediction and its reference(s)")
+    as_lists = selected is not None and not isinstance(selected["references"], datasets.Value)
+    if selected is not None and not as_lists and multi:
+        i = next(i for i, r in enumerate(references) if not isinstance(r, str))
+        raise ValueError(f"{name_r if one else f'references[{i}]'} is a list, but an earlier batch of this "
+                         "computation gave one reference string per prediction: give references in the same "
+                         "shape in every batch (a list of one string for a single reference)")
+    return preds, (refs if multi or as_lists else list(references))

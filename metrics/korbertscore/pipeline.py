@@ -8,6 +8,7 @@ word-piece similarity matrix (plots).
 from __future__ import annotations
 
 import os
+import unicodedata
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,11 +20,17 @@ from .embedding import DEFAULT_MODEL, Embedded, Encoder, default_num_layers, emb
 from .model_setup import dtype_name
 from .scoring import f1, greedy_match, idf_weights, max_over_references, read_baseline, rescale, weight_table
 
-__all__ = ["score", "score_layers", "similarity_matrix", "validate_inputs", "signature", "VERSION", "LONG_TEXT"]
+__all__ = ["score", "score_layers", "similarity_matrix", "validate_inputs", "signature", "normalize_texts",
+           "VERSION", "LONG_TEXT", "NORMALIZATIONS"]
 
 #: Version of the metric (the kometrics release it ships with), part of every signature and hashcode.
 VERSION = "0.1.0"
 LONG_TEXT = ("window", "truncate", "error")
+#: Unicode normalisation of the texts before tokenizing: NFC (default: NFD-decomposed Hangul, as macOS file
+#: names give it, becomes the precomposed syllables every Korean model was trained on), NFKC, or None (off).
+NORMALIZATIONS = ("NFC", "NFKC", None)
+# Characters that show nothing: whitespace, control (Cc), format (Cf: zero-width space, BOM ...) and separators.
+_INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
 # Matching memory budget: elements of the batched similarity tensor.
 _SIM_BUDGET = 1 << 24
 # Pairs are matched in length-sorted chunks of at most this many, so each chunk pads only to its own longest.
@@ -61,6 +68,31 @@ def validate_inputs(predictions: Any, references: Any) -> tuple[list[str], list[
         multi = True
         refs.append(list(r))
     return list(predictions), refs, multi
+
+
+def _check_normalize(normalize: Any) -> str | None:
+    if normalize is False:
+        return None
+    if normalize not in NORMALIZATIONS:
+        raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got {normalize!r}")
+    return normalize
+
+
+def _invisible(text: str) -> bool:
+    """True when ``text`` shows nothing (only whitespace, control or format characters: empty text)."""
+    return all(ch.isspace() or unicodedata.category(ch) in _INVISIBLE for ch in text)
+
+
+def normalize_texts(texts: Sequence[str], normalize: str | None = "NFC") -> list[str]:
+    """``texts`` in the Unicode form ``normalize`` (None: as given); a text of invisible characters only
+    (zero-width spaces, BOM, control characters) becomes ``""``, i.e. an empty text."""
+    form = _check_normalize(normalize)
+    out = []
+    for text in texts:
+        if form is not None and not unicodedata.is_normalized(form, text):
+            text = unicodedata.normalize(form, text)
+        out.append("" if _invisible(text) else text)
+    return out
 
 
 def _check_options(batch_size: Any, long_text: Any) -> None:
@@ -128,7 +160,13 @@ def _empty_warning(predictions: list[str], refs: list[list[str]], multi: bool) -
 IdfStats = tuple[dict[int, float], float]
 
 
-def _idf_stats(encoder: Encoder, idf: Any, flat_refs: list[str]) -> IdfStats | None:
+def _normalized(preds: list[str], refs: list[list[str]], normalize: str | None) -> tuple[list[str], list[list[str]]]:
+    flat = normalize_texts([x for group in refs for x in group], normalize)
+    bounds = np.cumsum([0] + [len(group) for group in refs]).tolist()
+    return normalize_texts(preds, normalize), [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _idf_stats(encoder: Encoder, idf: Any, flat_refs: list[str], normalize: str | None = "NFC") -> IdfStats | None:
     """The piece weights of a call: ``None`` (1, [CLS]/[SEP] 0), or ``(idf per piece id, default)`` from the
     references (``idf=True``), from the given sentences, or from a dict (bert_score's precomputed idf)."""
     if idf is None or idf is False:
@@ -146,7 +184,7 @@ def _idf_stats(encoder: Encoder, idf: Any, flat_refs: list[str]) -> IdfStats | N
         for i, x in enumerate(idf):
             if not isinstance(x, str):
                 raise TypeError(f"idf[{i}] must be a string, got {type(x).__name__}")
-        sentences = list(idf)
+        sentences = normalize_texts(idf, normalize)
     unique = list(dict.fromkeys(x.strip() for x in sentences))
     ids = dict(zip(unique, tokenize(encoder, unique)))
     return idf_weights(encoder.prefix + ids[x.strip()] + encoder.suffix for x in sentences)
@@ -243,7 +281,8 @@ def _match_all(emb: Embedded, weights: torch.Tensor, cand_rows: np.ndarray, ref_
 
 
 def _hashcode(model_type: str, layer: int, idf: Any, rescaled: bool, custom_baseline: bool,
-              exclude_special: bool, long_text: str, dtype: Any, use_fast_tokenizer: bool = False) -> str:
+              exclude_special: bool, long_text: str, dtype: Any, use_fast_tokenizer: bool = False,
+              normalize: str | None = "NFC") -> str:
     import transformers
 
     msg = f"{model_type}_L{layer}{'_idf' if idf is not False and idf is not None else '_no-idf'}" \
@@ -258,14 +297,18 @@ def _hashcode(model_type: str, layer: int, idf: Any, rescaled: bool, custom_base
         msg += f"_long-{long_text}"
     if dtype_name(dtype) != "float32":
         msg += f"_{dtype_name(dtype)}"
+    if normalize != "NFC":  # like the other options, only a change from the default is marked
+        msg += f"_{normalize.lower()}" if normalize else "_no-normalize"
     return msg
 
 
 def signature(model_type: str, layer: int, idf: Any, rescale_with_baseline: bool, baseline_path: Any,
-              exclude_special_tokens: bool, long_text: str, max_length: int | None, dtype: Any) -> str:
+              exclude_special_tokens: bool, long_text: str, max_length: int | None, dtype: Any,
+              normalize: str | None = "NFC") -> str:
     """How a result was made (the sacrebleu habit): every option that changes the numbers, and the version.
     ``idf``: ``no``, ``refs`` (over the references), ``sentences`` (a given list) or ``weights`` (a dict);
-    ``rescale``: ``no``, ``bert_score`` (its baseline file) or ``custom`` (``baseline_path``)."""
+    ``rescale``: ``no``, ``bert_score`` (its baseline file) or ``custom`` (``baseline_path``); ``norm``: the
+    Unicode normalisation of the texts (``NFC``, ``NFKC`` or ``none``)."""
     if idf is None or idf is False:
         idf_kind = "no"
     elif idf is True:
@@ -275,7 +318,8 @@ def signature(model_type: str, layer: int, idf: Any, rescale_with_baseline: bool
     rescale_kind = "no" if not rescale_with_baseline else ("custom" if baseline_path is not None else "bert_score")
     parts = [f"model:{model_type}", f"layer:{layer}", f"idf:{idf_kind}", f"rescale:{rescale_kind}",
              f"special:{'excluded' if exclude_special_tokens else 'kept'}", f"long:{long_text}",
-             f"max_len:{'model' if max_length is None else max_length}", f"dtype:{dtype_name(dtype)}"]
+             f"max_len:{'model' if max_length is None else max_length}", f"dtype:{dtype_name(dtype)}",
+             f"norm:{_check_normalize(normalize) or 'none'}"]
     return "korbertscore|" + "|".join(parts) + f"|version:{VERSION}"
 
 
@@ -294,7 +338,7 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
           rescale_with_baseline: bool = False, baseline_path: str | os.PathLike | None = None,
           batch_size: int = 64, device: str | None = None, dtype: Any = None, max_length: int | None = None,
           exclude_special_tokens: bool = False, long_text: str = "window", lang: str = "ko",
-          use_fast_tokenizer: bool = False) -> dict[str, Any]:
+          use_fast_tokenizer: bool = False, normalize: str | None = "NFC") -> dict[str, Any]:
     """KorBERTScore of each prediction against its reference(s).
 
     Returns ``precision``, ``recall``, ``f1`` (lists of floats in [-1, 1], about [0, 1] in practice; after
@@ -302,9 +346,14 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
     with the highest raw F1 per prediction), ``num_layers``, ``hashcode`` (bert_score's habit) and ``signature``
     (:func:`signature`: every option that changes the numbers). Matches bert_score 0.3.13 on the
     same model, layer, idf and baseline (within float32 rounding).
+
+    Texts are put in the Unicode form ``normalize`` first (NFC by default; None leaves them as given) and a
+    text of invisible characters only counts as empty (score 0, with a warning).
     """
     preds, refs, multi = validate_inputs(predictions, references)
     _check_options(batch_size, long_text)
+    normalize = _check_normalize(normalize)
+    preds, refs = _normalized(preds, refs, normalize)
     model_type = os.fspath(model_type) if model_type else DEFAULT_MODEL  # a pathlib.Path folder too
     encoder = load_encoder(model_type, device=device, dtype=dtype)
     layer = _resolve_layer(encoder, model_type, num_layers)
@@ -320,13 +369,13 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
         baseline = read_baseline(path, layer)
     provenance = {
         "hashcode": _hashcode(model_type, layer, idf, rescale_with_baseline, baseline_path is not None,
-                              exclude_special_tokens, long_text, dtype, use_fast_tokenizer),
+                              exclude_special_tokens, long_text, dtype, use_fast_tokenizer, normalize),
         "signature": signature(model_type, layer, idf, rescale_with_baseline, baseline_path, exclude_special_tokens,
-                               long_text, limit, dtype)}
+                               long_text, limit, dtype, normalize)}
     if not preds:
         return {"precision": [], "recall": [], "f1": [], "best_reference": [], "num_layers": layer, **provenance}
     _empty_warning(preds, refs, multi)
-    stats = _idf_stats(encoder, idf, [x for group in refs for x in group])
+    stats = _idf_stats(encoder, idf, [x for group in refs for x in group], normalize)
     p, r, f, groups = _score_chunks(encoder, preds, refs, multi, [layer], stats, _PREDICTIONS_PER_CHUNK, batch_size,
                                     long_text, limit, exclude_special_tokens)
     p, r, f = p[0], r[0], f[0]
@@ -357,7 +406,7 @@ def _group(values: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, 
 def score_layers(predictions: Sequence[str], references: Sequence[str], model_type: str | os.PathLike | None = None,
                  layers: Sequence[int] | None = None, idf: Any = False, batch_size: int = 64,
                  device: str | None = None, dtype: Any = None, exclude_special_tokens: bool = False,
-                 long_text: str = "window") -> dict[int, dict[str, np.ndarray]]:
+                 long_text: str = "window", normalize: str | None = "NFC") -> dict[int, dict[str, np.ndarray]]:
     """P, R, F1 of every pair at every layer in ``layers`` (default ``0..depth``) from ONE forward pass.
 
     One reference per prediction. Returns ``{layer: {"precision": array, "recall": array, "f1": array}}``;
@@ -368,6 +417,8 @@ def score_layers(predictions: Sequence[str], references: Sequence[str], model_ty
     if multi:
         raise ValueError("score_layers takes one reference string per prediction")
     _check_options(batch_size, long_text)
+    normalize = _check_normalize(normalize)
+    preds, refs = _normalized(preds, refs, normalize)
     model_type = os.fspath(model_type) if model_type else DEFAULT_MODEL  # a pathlib.Path folder too
     encoder = load_encoder(model_type, device=device, dtype=dtype)
     wanted = list(range(encoder.depth + 1)) if layers is None else [int(x) for x in layers]
@@ -377,7 +428,7 @@ def score_layers(predictions: Sequence[str], references: Sequence[str], model_ty
     if not preds:
         return {x: {"precision": np.zeros(0), "recall": np.zeros(0), "f1": np.zeros(0)} for x in wanted}
     _empty_warning(preds, refs, False)
-    stats = _idf_stats(encoder, idf, [x[0] for x in refs])
+    stats = _idf_stats(encoder, idf, [x[0] for x in refs], normalize)
     p, r, f, _ = _score_chunks(encoder, preds, refs, False, wanted, stats, max(1, _PREDICTIONS_PER_CHUNK // len(wanted)),
                                batch_size, long_text, None, exclude_special_tokens)
     return {x: {"precision": p[k], "recall": r[k], "f1": f[k]} for k, x in enumerate(wanted)}
@@ -385,7 +436,8 @@ def score_layers(predictions: Sequence[str], references: Sequence[str], model_ty
 
 def similarity_matrix(candidate: str, reference: str, model_type: str | os.PathLike | None = None,
                       num_layers: int | None = None, device: str | None = None, dtype: Any = None,
-                      exclude_special_tokens: bool = False, long_text: str = "window") -> dict[str, Any]:
+                      exclude_special_tokens: bool = False, long_text: str = "window",
+                      normalize: str | None = "NFC") -> dict[str, Any]:
     """The cosine similarity of every candidate/reference word piece of one pair.
 
     Returns ``candidate_tokens``, ``reference_tokens`` (special tokens included unless excluded),
@@ -395,6 +447,7 @@ def similarity_matrix(candidate: str, reference: str, model_type: str | os.PathL
     """
     if not isinstance(candidate, str) or not isinstance(reference, str):
         raise TypeError("candidate and reference must be strings")
+    candidate, reference = normalize_texts([candidate, reference], normalize)
     model_type = os.fspath(model_type) if model_type else DEFAULT_MODEL  # a pathlib.Path folder too
     encoder = load_encoder(model_type, device=device, dtype=dtype)
     layer = _resolve_layer(encoder, model_type, num_layers)

@@ -1,26 +1,14 @@
-"""Figures for KorBERTScore (matplotlib is imported here only, lazily)."""
+"""Figures for KorBERTScore (matplotlib is imported here only, lazily). Korean labels are drawn with a
+Hangul font registered from its file (:mod:`.fonts`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from .fonts import hangul_rc
 from .pipeline import similarity_matrix
 
 __all__ = ["plot_alignment"]
-
-
-def _korean_font() -> None:
-    """Use a font with Hangul glyphs when one is installed (else matplotlib shows boxes)."""
-    import matplotlib
-    from matplotlib import font_manager
-
-    names = {f.name for f in font_manager.fontManager.ttflist}
-    for family in ("NanumGothic", "Noto Sans CJK KR", "Noto Sans KR", "Malgun Gothic", "AppleGothic",
-                   "UnDotum", "Baekmuk Gulim"):
-        if family in names:
-            matplotlib.rcParams["font.family"] = family
-            break
-    matplotlib.rcParams["axes.unicode_minus"] = False
 
 
 def plot_alignment(candidate: str, reference: str, model_type: str | None = None, num_layers: int | None = None,
@@ -36,11 +24,15 @@ def plot_alignment(candidate: str, reference: str, model_type: str | None = None
 
     if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
         matplotlib.use("Agg", force=False)
-    from matplotlib.figure import Figure
-
-    _korean_font()
     sm = similarity_matrix(candidate, reference, model_type=model_type, num_layers=num_layers,
                            exclude_special_tokens=exclude_special_tokens, device=device, **kwargs)
+    with matplotlib.rc_context(hangul_rc()):  # the texts keep the font after the context: re-drawing is fine
+        return _alignment_figure(sm, annotate, fname)
+
+
+def _alignment_figure(sm: dict[str, Any], annotate: bool, fname: str | None):
+    from matplotlib.figure import Figure
+
     sim = sm["matrix"]
     ct, rt = sm["candidate_tokens"], sm["reference_tokens"]
     fig = Figure(figsize=(max(4.0, 0.55 * len(rt) + 2), max(3.0, 0.45 * len(ct) + 1.5)), dpi=100)

@@ -12,10 +12,21 @@ from .pipeline import score
 __all__ = ["make_compute_metrics", "decode_pairs"]
 
 
+def _unpack(eval_pred: Any) -> tuple[Any, Any]:
+    """``(predictions, label_ids)`` of an ``EvalPrediction``, or of a ``(predictions, labels)`` tuple or list."""
+    if hasattr(eval_pred, "predictions"):
+        return eval_pred.predictions, eval_pred.label_ids
+    if isinstance(eval_pred, (tuple, list)) and len(eval_pred) >= 2:
+        return eval_pred[0], eval_pred[1]
+    raise TypeError(f"eval_pred must be an EvalPrediction or a (predictions, labels) pair, got "
+                    f"{type(eval_pred).__name__}")
+
+
 def decode_pairs(eval_pred: Any, tokenizer: Any) -> tuple[list[str], list[str]]:
     """Generated ids and label ids -> texts. ``-100`` (label padding, and the padding the Trainer adds when it
-    gathers generations of different lengths) becomes the pad token before decoding."""
-    preds, labels = eval_pred.predictions, eval_pred.label_ids
+    gathers generations of different lengths) becomes the pad token before decoding. ``eval_pred`` is an
+    ``EvalPrediction`` or a ``(predictions, labels)`` tuple or list."""
+    preds, labels = _unpack(eval_pred)
     if isinstance(preds, tuple):
         preds = preds[0]
     preds, labels = np.asarray(preds), np.asarray(labels)

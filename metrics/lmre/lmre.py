@@ -7,7 +7,7 @@ import evaluate
 
 from .formats import parse_annotation
 from .lookup import load_references, references_for
-from .scoring import DEFAULT_THETA, explain, score
+from .scoring import DEFAULT_THETA, check_inputs, explain, score
 
 # evaluate.load copies only the siblings this file imports itself (scoring needs formats): no trailing
 # comment on those import lines, evaluate would read it as a download URL.
@@ -52,6 +52,10 @@ Args:
         from, recorded in the signature (`refs:a+b`). `lmre.references_for(predictions, [folder_a,
         folder_b])` returns both the references (the union of the folders' kept annotations per utterance:
         the LMRE paper's "combined" setting) and these names.
+    normalize (`str` or None, default "NFC"): Unicode normalisation of every annotation before reading ("NFC",
+        "NFKC" or None = as given): the same word typed as decomposed jamo (NFD, e.g. from macOS) matches its
+        precomposed form. Part of the signature. An annotation of invisible characters only (zero-width
+        spaces, BOM, control characters) is empty: an error naming the index.
 
 Returns:
     acceptance_rate (`float`): share of accepted predictions, in [0, 1].
@@ -79,7 +83,7 @@ Example 2: F1 over boundary positions, binary and typed (AP `/` vs IP `//`).
     ([1.0, 1.0], [True, True], 1.0)
     >>> r = lmre.compute(predictions=preds, references=refs, break_types="typed", theta=0.6)
     >>> r["best_score"], r["accepted"], r["signature"]
-    ([0.5, 1.0], [False, True], 'lmre|sim:f1|theta:0.6|breaks:typed|final:excluded|version:0.1.0')
+    ([0.5, 1.0], [False, True], 'lmre|sim:f1|theta:0.6|breaks:typed|final:excluded|norm:NFC|version:0.1.0')
 
 Example 3: words must match.
     >>> lmre.compute(predictions=["가 / 나"], references=[["가 / 다"]])  # doctest: +ELLIPSIS
@@ -113,9 +117,10 @@ class Lmre(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, similarity: str = "f1", theta: float = DEFAULT_THETA,
-                 break_types: str = "binary", return_all_scores: bool = False, reference_sources=None):
+                 break_types: str = "binary", return_all_scores: bool = False, reference_sources=None,
+                 normalize: str | None = "NFC"):
         return score(predictions, references, similarity, theta, break_types, return_all_scores,
-                     reference_sources=reference_sources)
+                     reference_sources=reference_sources, normalize=normalize)
 
     def references_for(self, predictions, reference_folders):
         """Each prediction's references from one or several reference folders (several: their union, the
@@ -123,7 +128,51 @@ class Lmre(evaluate.Metric):
         lookup = load_references(reference_folders)
         return references_for(predictions, lookup), list(lookup.sources)
 
+    # evaluate casts the inputs to Arrow before _compute sees them, turning a misplaced list or number into a
+    # string ("['가 / 나']", "5"): the inputs are checked here first, naming the argument and the index.
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch of annotations (checked here: strings, one string or non-empty list per prediction)."""
+        predictions, references = _checked_batch(predictions, references, self.selected_feature_format
+                                                 if self.writer is not None else None)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one annotation and its reference(s) (checked as in ``add_batch``)."""
+        # evaluate's own add also takes the plural keywords (predictions=..., references=...)
+        prediction = kwargs.pop("predictions") if prediction is None and "predictions" in kwargs else prediction
+        reference = kwargs.pop("references") if reference is None and "references" in kwargs else reference
+        (prediction,), (reference,) = _checked_batch([prediction], [reference], self.selected_feature_format
+                                                     if self.writer is not None else None, one=True)
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
     def explain(self, prediction: str, references, similarity: str = "f1", theta: float = DEFAULT_THETA,
-                break_types: str = "binary") -> dict:
+                break_types: str = "binary", normalize: str | None = "NFC") -> dict:
         """Per-reference scores and the boundaries that differ, for one prediction (used by the Space)."""
-        return explain(prediction, references, similarity, theta, break_types)
+        return explain(prediction, references, similarity, theta, break_types, normalize)
+
+def _checked_batch(predictions, references, selected, one=False):
+    """Validated ``(predictions, references)`` in the shape evaluate will store.
+
+    References are all strings (one reference each) or all lists: strings mixed with lists are wrapped as
+    one-item lists, as the library call reads them. ``selected`` is the format already chosen by an
+    earlier batch of the same computation (None for the first): a list after single strings is refused.
+    """
+    name_p, name_r = ("prediction", "reference") if one else ("predictions", "references")
+    if predictions is None or references is None:
+        raise ValueError(f"pass both {name_p} and {name_r}")
+    try:
+        multi = check_inputs(predictions, references)
+    except (TypeError, ValueError) as e:
+        message = str(e).replace("predictions[0]", name_p).replace("references[0]", name_r) if one else str(e)
+        raise type(e)(message) from None
+    if not len(predictions):
+        raise ValueError("predictions and references are empty: pass at least one annotation and its reference(s)")
+    as_lists = selected is not None and not isinstance(selected["references"], datasets.Value)
+    if selected is not None and not as_lists and multi:
+        i = next(i for i, r in enumerate(references) if not isinstance(r, str))
+        raise ValueError(f"{name_r if one else f'references[{i}]'} is a list, but an earlier batch of this "
+                         "computation gave one reference string per prediction: give references in the same "
+                         "shape in every batch (a list of one string for a single reference)")
+    if multi or as_lists:
+        references = [[r] if isinstance(r, str) else list(r) for r in references]
+    return list(predictions), list(references)

@@ -20,7 +20,9 @@ the error with its position.
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from itertools import chain
 from typing import Any
@@ -32,6 +34,9 @@ from .formats import LABELS, NB, Annotation, format_annotation, parse_annotation
 __all__ = [
     "SIMILARITIES",
     "BREAK_TYPES",
+    "NORMALIZATIONS",
+    "check_inputs",
+    "normalize_inputs",
     "DEFAULT_THETA",
     "ParsedInputs",
     "parse_inputs",
@@ -52,6 +57,11 @@ BREAK_TYPES = ("binary", "typed")
 DEFAULT_THETA = 0.5
 #: Version of the metric (the kometrics release it ships with), part of every signature.
 VERSION = "0.1.0"
+#: Unicode normalisation of every annotation before reading: "NFC" (default; the same word typed in
+#: decomposed jamo (NFD, e.g. from macOS) matches its precomposed form), "NFKC", or None (as given).
+NORMALIZATIONS = ("NFC", "NFKC", None)
+# Characters that show nothing: whitespace, control (Cc), format (Cf: zero-width space, BOM ...), separators.
+_INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
 
 
 class ParsedInputs:
@@ -83,8 +93,73 @@ class ParsedInputs:
 def _first_difference(a: Sequence[str], b: Sequence[str]) -> str:
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y:
+            if unicodedata.normalize("NFC", x) == unicodedata.normalize("NFC", y):
+                return (f"word {i}: {ascii(y)} instead of {ascii(x)}, the same letters in another Unicode "
+                        "normalisation form (NFD vs NFC); keep normalize='NFC' to compare them as equal")
             return f"word {i}: {y!r} instead of {x!r}"
     return f"{len(b)} words instead of {len(a)}"
+
+
+def _check_normalize(normalize: Any) -> str | None:
+    if normalize is False:
+        return None
+    if normalize not in NORMALIZATIONS:
+        raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got {normalize!r}")
+    return normalize
+
+
+def _normalized(text: Any, form: str | None) -> Any:
+    if not isinstance(text, str):
+        return text  # left for the checks, which name it
+    if form is not None and not unicodedata.is_normalized(form, text):
+        text = unicodedata.normalize(form, text)
+    if all(ch.isspace() or unicodedata.category(ch) in _INVISIBLE for ch in text):
+        return ""  # only zero-width spaces, BOM, control characters ...: an empty annotation
+    return text
+
+
+def normalize_inputs(predictions: Sequence[str], references: Sequence[Sequence[str] | str],
+                     normalize: str | None = "NFC") -> tuple[list[str], list[list[str] | str]]:
+    """Copies of the inputs in the Unicode form ``normalize`` (None: as given); an annotation of invisible
+    characters only becomes ``""`` (an empty annotation, an error when read). Non-strings are kept as they
+    are, for :func:`check_inputs` / the reader to name."""
+    form = _check_normalize(normalize)
+    if isinstance(predictions, str) or isinstance(references, str):
+        return predictions, references  # the reader says what is wrong
+    preds = [_normalized(p, form) for p in predictions]
+    refs = [[_normalized(x, form) for x in r] if isinstance(r, (list, tuple)) else _normalized(r, form)
+            for r in references]
+    return preds, refs
+
+
+def check_inputs(predictions: Any, references: Any) -> bool:
+    """Check the types and nesting of the inputs, raising ``TypeError``/``ValueError`` that names the argument
+    and the index: ``predictions`` a list of strings, ``references`` a list (one per prediction) of strings
+    or of non-empty lists of strings. Returns whether any reference is a list (several references)."""
+    for name, value in (("predictions", predictions), ("references", references)):
+        if isinstance(value, str) or not isinstance(value, Sequence):
+            raise TypeError(f"{name} must be a list, got {type(value).__name__}")
+    if len(predictions) != len(references):
+        raise ValueError(f"got {len(predictions)} predictions but {len(references)} reference lists; "
+                         "give one list of references per prediction")
+    for i, p in enumerate(predictions):
+        if not isinstance(p, str):
+            raise TypeError(f"predictions[{i}] must be an annotation string, got {type(p).__name__} ({p!r})")
+    multi = False
+    for i, r in enumerate(references):
+        if isinstance(r, str):
+            continue
+        if not isinstance(r, (list, tuple)):
+            raise TypeError(f"references[{i}] must be an annotation string or a list of them, got "
+                            f"{type(r).__name__} ({r!r})")
+        if not r:
+            raise ValueError(f"references[{i}] is empty; every prediction needs at least one reference")
+        for j, x in enumerate(r):
+            if not isinstance(x, str):
+                raise TypeError(f"references[{i}][{j}] must be an annotation string, got {type(x).__name__} "
+                                f"({x!r})")
+        multi = True
+    return multi
 
 
 def _flatten(predictions: Sequence[str], references: Sequence[Sequence[str] | str]) -> tuple[list[str], np.ndarray,
@@ -308,11 +383,13 @@ def _canonical(text: str, single_spaced: bool = False) -> str:
     return " ".join(tokens)
 
 
-def signature(similarity: str, theta: float, break_types: str, reference_sources: Sequence[str] | None = None) -> str:
-    """How a result was made (sacrebleu habit): similarity, θ, break types, final position, version, and
-    (when given) the reference folders that were combined (``refs:a+b``)."""
+def signature(similarity: str, theta: float, break_types: str, reference_sources: Sequence[str] | None = None,
+              normalize: str | None = "NFC") -> str:
+    """How a result was made (sacrebleu habit): similarity, θ, break types, final position, (when given) the
+    reference folders that were combined (``refs:a+b``), Unicode normalisation, version."""
     refs = f"|refs:{'+'.join(reference_sources)}" if reference_sources else ""
-    return f"lmre|sim:{similarity}|theta:{theta:g}|breaks:{break_types}|final:excluded{refs}|version:{VERSION}"
+    return (f"lmre|sim:{similarity}|theta:{theta:g}|breaks:{break_types}|final:excluded{refs}"
+            f"|norm:{normalize or 'none'}|version:{VERSION}")
 
 
 def check_sources(reference_sources: Any) -> list[str] | None:
@@ -327,21 +404,31 @@ def check_sources(reference_sources: Any) -> list[str] | None:
     return out
 
 
-def check_options(similarity: str, theta: float, break_types: str) -> None:
-    """Raise ``ValueError`` for an unknown similarity / break type or a θ outside [0, 1)."""
+def check_options(similarity: str, theta: float, break_types: str, normalize: str | None = "NFC") -> None:
+    """Raise ``ValueError`` for an unknown similarity / break type / normalisation or a θ outside [0, 1)."""
     if similarity not in SIMILARITIES:
         raise ValueError(f"similarity must be one of {SIMILARITIES}, got {similarity!r}")
     if break_types not in BREAK_TYPES:
         raise ValueError(f"break_types must be one of {BREAK_TYPES}, got {break_types!r}")
-    if isinstance(theta, bool) or not isinstance(theta, (int, float, np.floating)) or not 0.0 <= float(theta) < 1.0:
+    _check_normalize(normalize)
+    if isinstance(theta, bool) or not isinstance(theta, (int, float, np.integer, np.floating)):
+        raise ValueError(f"theta must be a number in [0, 1), got {theta!r} ({type(theta).__name__})")
+    if math.isnan(float(theta)):
+        raise ValueError("theta is NaN: pass a number in [0, 1)")
+    if float(theta) < 0.0:
+        raise ValueError(f"theta must be a number in [0, 1), got {theta!r}: scores are >= 0 and acceptance is "
+                         "best > theta, so a negative theta would accept every prediction")
+    if float(theta) >= 1.0:
         raise ValueError(f"theta must be a number in [0, 1), got {theta!r}: scores lie in [0, 1] and acceptance "
                          "is best > theta, so theta >= 1 would accept nothing")
 
 
 def lmre_scores(parsed: ParsedInputs, similarity: str = "f1", theta: float = DEFAULT_THETA,
-                break_types: str = "binary", return_all_scores: bool = False) -> dict[str, Any]:
-    """The LMRE result for read inputs (see :func:`score` for the keys)."""
-    check_options(similarity, theta, break_types)
+                break_types: str = "binary", return_all_scores: bool = False,
+                normalize: str | None = "NFC") -> dict[str, Any]:
+    """The LMRE result for read inputs (see :func:`score` for the keys); ``normalize`` is the normalisation
+    the inputs were read with (for the signature)."""
+    check_options(similarity, theta, break_types, normalize)
     n, m = parsed.n, len(parsed.owner)
     scores = pair_scores(parsed.hyp, parsed.ref, parsed.pair, m, similarity, break_types)
     best, index = best_reference(scores, parsed.owner, parsed.starts)
@@ -355,7 +442,7 @@ def lmre_scores(parsed: ParsedInputs, similarity: str = "f1", theta: float = DEF
         "best_reference_index": index.tolist(),
         "best_reference": [_canonical(parsed.reference_strings[k], parsed.single_spaced) for k in chosen],
         "num_references": np.diff(np.append(parsed.starts, m)).tolist(),
-        "signature": signature(similarity, float(theta), break_types),
+        "signature": signature(similarity, float(theta), break_types, normalize=_check_normalize(normalize)),
     }
     if return_all_scores:
         bounds = np.append(parsed.starts, m).tolist()
@@ -366,13 +453,16 @@ def lmre_scores(parsed: ParsedInputs, similarity: str = "f1", theta: float = DEF
 
 def score(predictions: Sequence[str], references: Sequence[Sequence[str] | str] | None = None, similarity: str = "f1",
           theta: float = DEFAULT_THETA, break_types: str = "binary", return_all_scores: bool = False,
-          reference_folders: Any = None, reference_sources: Sequence[str] | None = None) -> dict[str, Any]:
+          reference_folders: Any = None, reference_sources: Sequence[str] | None = None,
+          normalize: str | None = "NFC") -> dict[str, Any]:
     """LMRE of hypothesis annotations against their reference sets (the library call; the metric calls it).
 
     Returns ``acceptance_rate`` (share of accepted predictions, [0, 1]), ``mean_best_score`` ([0, 1]) and,
     per prediction, ``accepted`` (bool), ``best_score``, ``best_reference_index`` (first best reference),
     ``best_reference`` (its canonical string), ``num_references``; ``scores`` (every reference's score)
-    with ``return_all_scores``; and a ``signature`` string of the options.
+    with ``return_all_scores``; and a ``signature`` string of the options. Every annotation is put in the
+    Unicode form ``normalize`` first (NFC by default; None: as given); one of invisible characters only is
+    an empty annotation (an error naming the index).
 
     References are given per prediction (``references``), or found by each prediction's words in one or
     several reference folders written by the builder (``reference_folders``: several folders combine into
@@ -383,7 +473,7 @@ def score(predictions: Sequence[str], references: Sequence[Sequence[str] | str] 
     >>> r["accepted"], r["best_reference_index"], r["best_score"]
     ([True], [1], [1.0])
     """
-    check_options(similarity, theta, break_types)
+    check_options(similarity, theta, break_types, normalize)
     sources = check_sources(reference_sources)
     if reference_folders is not None:
         if references is not None:
@@ -391,13 +481,16 @@ def score(predictions: Sequence[str], references: Sequence[Sequence[str] | str] 
         from .lookup import load_references, references_for
 
         lookup = load_references(reference_folders)
+        predictions = normalize_inputs(predictions, [], normalize)[0]  # looked up by their normalised words
         references = references_for(predictions, lookup)
         sources = sources or lookup.sources
     elif references is None:
         raise ValueError("references is missing: give one reference list per prediction, or reference_folders")
-    out = lmre_scores(parse_inputs(predictions, references), similarity, theta, break_types, return_all_scores)
+    predictions, references = normalize_inputs(predictions, references, normalize)
+    out = lmre_scores(parse_inputs(predictions, references), similarity, theta, break_types, return_all_scores,
+                      normalize)
     if sources:
-        out["signature"] = signature(similarity, float(theta), break_types, sources)
+        out["signature"] = signature(similarity, float(theta), break_types, sources, _check_normalize(normalize))
     return out
 
 
@@ -416,7 +509,7 @@ def _describe(ann: Annotation, items: set, break_types: str) -> list[str]:
 
 
 def explain(prediction: str, references: Sequence[str] | str, similarity: str = "f1",
-            theta: float = DEFAULT_THETA, break_types: str = "binary") -> dict[str, Any]:
+            theta: float = DEFAULT_THETA, break_types: str = "binary", normalize: str | None = "NFC") -> dict[str, Any]:
     """Why one annotation is accepted or rejected: every reference's score and the boundaries that differ.
 
     Returns ``prediction`` (canonical), ``accepted``, ``best_score``, ``best_reference_index``,
@@ -429,7 +522,8 @@ def explain(prediction: str, references: Sequence[str] | str, similarity: str = 
     (False, ["boundary after word 2 '나'"], ["boundary after word 1 '가'"])
     """
     refs = [references] if isinstance(references, str) else list(references)
-    result = score([prediction], [refs], similarity, theta, break_types, return_all_scores=True)
+    (prediction,), (refs,) = normalize_inputs([prediction], [refs], normalize)
+    result = score([prediction], [refs], similarity, theta, break_types, return_all_scores=True, normalize=normalize)
     hyp = parse_annotation(prediction, name="prediction")
     bh = _boundaries(hyp, break_types)
     rows = []

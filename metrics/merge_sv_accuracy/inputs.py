@@ -51,7 +51,9 @@ def _to_array(values: Any, name: str, keep_objects: bool = True) -> np.ndarray:
             arr = np.empty(len(values), dtype=object)
             arr[:] = list(values)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one value per row (1-D), got shape {arr.shape}")
+        nested = next((i for i, v in enumerate(values) if np.ndim(v) != 0), None) if arr.ndim > 1 else None
+        where = f": {name}[{nested}] is {values[nested]!r}" if nested is not None else ""
+        raise ValueError(f"{name} must be one value per row (1-D), got shape {arr.shape}{where}")
     return arr
 
 
@@ -61,6 +63,12 @@ def as_labels(values: Any, name: str) -> np.ndarray:
     Rejects floats (even ``1.0``), bools, strings and negative ids (``-1`` marks unlabelled rows in the
     Hugging Face NLI datasets: drop those rows first). Map string labels to ids before calling.
     """
+    if not isinstance(values, np.ndarray) and not hasattr(values, "detach") and isinstance(values, Sequence):
+        # numpy would read [True, 0, 1] as the integers [1, 0, 1]: a bool among the labels is refused here
+        for i, v in enumerate(values):
+            if isinstance(v, (bool, np.bool_)):
+                raise TypeError(f"{name}[{i}] is {v!r} (bool): labels must be integer class ids, not booleans "
+                                "(pass int(v) if True/False really are the classes 1/0)")
     arr = _to_array(values, name, keep_objects=False)
     if arr.dtype.kind in "iu":
         out = arr.astype(np.int64, copy=False)

@@ -7,12 +7,14 @@ from typing import Any
 import datasets
 import evaluate
 
+from .fonts import hangul_font
 from .inputs import as_flags, as_labels, as_seed_ids, as_word_classes, check_lengths
 from .plotting import plot_sv_curve
 from .scoring import score
 
-# evaluate.load copies only the siblings this file imports itself; the Space's app reaches plot_sv_curve here.
-__all__ = ["MergeSvAccuracy", "plot_sv_curve", "score"]
+# evaluate.load copies only the siblings this file imports itself; the Space's app reaches plot_sv_curve here
+# (and plotting needs its Hangul font helper).
+__all__ = ["MergeSvAccuracy", "hangul_font", "plot_sv_curve", "score"]
 
 _CITATION = """\
 @article{merge2025,

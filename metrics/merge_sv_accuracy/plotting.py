@@ -1,13 +1,16 @@
 """The SV curve: seed-variant accuracy against the correctness threshold CT, with the seed accuracy and MC.
 
 Only matplotlib is needed (imported here, not by the metric module); the figure is built with
-``matplotlib.figure.Figure`` so no GUI backend or pyplot state is involved.
+``matplotlib.figure.Figure`` so no GUI backend or pyplot state is involved. Korean labels (titles, word
+classes) are drawn with a Hangul font registered from its file (:mod:`.fonts`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from .fonts import hangul_rc
 
 __all__ = ["plot_sv_curve"]
 
@@ -25,10 +28,17 @@ def plot_sv_curve(result: Mapping[str, Any], title: str | None = None, by_word_c
     when ``by_word_class`` and the result has them, the per-word-class curves as thin lines. JSON-loaded
     results (string CT keys) work too.
     """
-    from matplotlib.figure import Figure
+    import matplotlib
 
     if "sv_accuracy" not in result or not result["sv_accuracy"]:
         raise ValueError("result has no 'sv_accuracy' curve: pass the dict returned by merge_sv_accuracy")
+    with matplotlib.rc_context(hangul_rc()):  # the texts keep the font after the context: re-drawing is fine
+        return _sv_figure(result, title, by_word_class)
+
+
+def _sv_figure(result: Mapping[str, Any], title: str | None, by_word_class: bool):
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
     x, y = _curve(result["sv_accuracy"])

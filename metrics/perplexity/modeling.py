@@ -80,11 +80,49 @@ def load_model(model_id: str, kind: str = "causal", device: str | torch.device |
     dev, dt = resolve_device(device), resolve_dtype(dtype)
     key = (model_id, kind, str(dev), str(dt))
     if key not in _MODELS:
+        if kind == "causal":
+            from transformers import AutoConfig
+
+            _refuse_masked(AutoConfig.from_pretrained(model_id), model_id)
         auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
         model = auto.from_pretrained(model_id, dtype=dt).to(dev).eval()
+        if kind == "causal":
+            _refuse_future_context(model, model_id)
         tokenizer = AutoTokenizer.from_pretrained(model_id)
         _MODELS[key] = (model, tokenizer)
     return _MODELS[key]
+
+
+_MASKED_HEADS = ("ForMaskedLM", "ForPreTraining", "ForMaskedImageModeling")
+_USE_PSEUDO = ('causal perplexity needs a causal LM (each token predicted from the earlier ones only); for a '
+               'masked LM use mode="pseudo" (pseudo-perplexity)')
+
+
+def _refuse_masked(config: Any, model_id: str) -> None:
+    """Refuse a checkpoint made as a masked LM (BERT, RoBERTa ...) in causal mode, from its config."""
+    masked = [a for a in (getattr(config, "architectures", None) or []) if a.endswith(_MASKED_HEADS)]
+    if masked and not getattr(config, "is_decoder", False):
+        raise ValueError(f"{model_id!r} is a masked LM ({masked[0]}): {_USE_PSEUDO}")
+    if getattr(config, "is_encoder_decoder", False):
+        raise ValueError(f"{model_id!r} is an encoder-decoder model: {_USE_PSEUDO}")
+
+
+@torch.no_grad()
+def _refuse_future_context(model: Any, model_id: str) -> None:
+    """Refuse a model whose prediction at a position changes with a later token (bidirectional attention):
+    two inputs that differ only in their last token must give the same logits before it."""
+    vocab = int(getattr(model.config, "vocab_size", 0) or model.get_output_embeddings().weight.shape[0])
+    if vocab < 6:  # pragma: no cover - nothing sensible to probe with
+        return
+    device = next(model.parameters()).device
+    a = torch.tensor([[1, 2, 3, 4]], device=device)
+    b = torch.tensor([[1, 2, 3, 5]], device=device)
+    la = model(input_ids=a, attention_mask=torch.ones_like(a)).logits[0, :3].float()
+    lb = model(input_ids=b, attention_mask=torch.ones_like(b)).logits[0, :3].float()
+    tol = 1e-3 * (1.0 + float(la.abs().max()))
+    if float((la - lb).abs().max()) > tol:
+        raise ValueError(f"{model_id!r} ({type(model).__name__}) is not a causal LM: its prediction for a token "
+                         f"changes with later tokens, so the future would leak into the score; {_USE_PSEUDO}")
 
 
 def clear_model_cache() -> None:

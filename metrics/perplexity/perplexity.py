@@ -36,8 +36,10 @@ the summed negative log-likelihood of the N scored tokens (nats) and H the cross
 Lower is better; a uniform model over V tokens has PPL = V.
 
 Perplexity is only comparable between models that share a tokenizer. This metric also reports the same NLL
-per tokenizer-free unit: bits per character (Unicode code points after NFC), bits per byte (UTF-8) and
-per-word perplexity (whitespace-separated eojeol), which compare models with different vocabularies.
+per tokenizer-free unit: bits per character (Unicode code points), bits per byte (UTF-8) and per-word
+perplexity (whitespace-separated eojeol), which compare models with different vocabularies. Texts are
+NFC-normalised first (an option turns it off), so the model and the counts see the same text and NFD input
+(decomposed Hangul, e.g. from macOS) scores as its NFC form.
 
 mode="causal" (default) scores a causal LM (e.g. "skt/kogpt2-base-v2"); texts longer than the context are
 scored with a sliding window. mode="pseudo" scores a masked LM (e.g. "klue/bert-base") with the
@@ -74,7 +76,10 @@ Args:
         the same word; Kauf & Ivanova 2023).
     padding_side (str, optional): causal mode; "left" or "right" (default: the tokenizer's). Scores do not
         depend on it.
-    empty (str): "error" (default) or "nan".
+    empty (str): "error" (default) or "nan". A text of invisible characters only (zero-width spaces, BOM,
+        control characters) is an empty text.
+    normalize (str or None): Unicode normalisation applied before scoring and counting: "NFC" (default),
+        "NFKC", or None (texts as given). Part of the signature.
     ngram_unit (str, optional): n-gram models without metadata only: "char", "morpheme" or "eojeol".
     ngram_eos (bool): n-gram models; predict and count </s> (default True, the usual n-gram perplexity). False
         gives the NLL of the text as a sentence beginning, as a causal LM with its start token does.
@@ -83,13 +88,14 @@ Returns:
     mean_perplexity (float): arithmetic mean of perplexities (as evaluate's perplexity).
     corpus_perplexity (float): exp(sum of NLL / sum of scored tokens).
     bits_per_token (float): sum of NLL / (scored tokens * ln 2) = log2(corpus_perplexity).
-    bits_per_character (float): sum of NLL in bits / NFC code points of the texts.
-    bits_per_byte (float): sum of NLL in bits / UTF-8 bytes of the NFC texts.
+    bits_per_character (float): sum of NLL in bits / code points of the (normalised) texts.
+    bits_per_byte (float): sum of NLL in bits / UTF-8 bytes of the (normalised) texts.
     word_perplexity (float): exp(sum of NLL / whitespace-separated words).
     nll_sums (list of float): per text, summed negative log-likelihood in nats.
     token_counts, char_counts, byte_counts, word_counts (list of int): per text.
-    signature (str): model, mode, dtype, window, start token and stride behind the numbers (n-gram models:
-        unit, order, smoothing, <s>/</s>/<unk> handling, tokenizer, training data hash), and the version.
+    signature (str): model, mode, dtype, window, start token, stride and normalisation behind the numbers
+        (n-gram models: unit, order, smoothing, <s>/</s>/<unk> handling, tokenizer, training data hash), and
+        the version.
     unknown_units (list of int): n-gram models only; per text, units not in the model's vocabulary.
 
 The examples use "skt/kogpt2-base-v2" (causal) and "klue/bert-base" (pseudo), as you would. Their printed
@@ -130,7 +136,7 @@ Example 3: masked LM pseudo-perplexity; [CLS] and [SEP] are never masked nor cou
     >>> pseudo["token_counts"][0] > 0, pseudo["perplexities"][0] > 1
     (True, True)
     >>> pseudo["signature"]  # doctest: +ELLIPSIS
-    'perplexity|mode:pseudo|model:klue/bert-base|dtype:float32|window:[...]|pll:original|version:0.1.0'
+    'perplexity|mode:pseudo|model:klue/bert-base|dtype:float32|window:[...]|pll:original|norm:NFC|version:0.1.0'
 """
 
 
@@ -164,12 +170,12 @@ class Perplexity(evaluate.Metric):
 
     def _compute(self, predictions, model_id, batch_size=16, add_start_token=True, max_length=None, stride=None,
                  device=None, dtype=None, mode="causal", pll_variant="original", padding_side=None,
-                 empty="error", ngram_unit=None, ngram_eos=True, max_tokens=8192):
+                 empty="error", ngram_unit=None, ngram_eos=True, max_tokens=8192, normalize="NFC"):
         # validate -> model NLL -> shape, all in api.score (shared with the library call and the CLI)
         return score(predictions, model_id, batch_size=batch_size, add_start_token=add_start_token,
                      max_length=max_length, stride=stride, device=device, dtype=dtype, mode=mode,
                      pll_variant=pll_variant, padding_side=padding_side, empty=empty, ngram_unit=ngram_unit,
-                     ngram_eos=ngram_eos, max_tokens=max_tokens)
+                     ngram_eos=ngram_eos, max_tokens=max_tokens, normalize=normalize)
 
 
 __all__ = ["Perplexity", "causal_nll", "is_ngram_model", "resolve_device", "resolve_dtype", "score", "summarize",

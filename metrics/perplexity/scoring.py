@@ -22,6 +22,8 @@ from typing import Any
 __all__ = [
     "LN2",
     "VERSION",
+    "NORMALIZATIONS",
+    "normalize_text",
     "validate_predictions",
     "unit_counts",
     "perplexity",
@@ -33,17 +35,44 @@ __all__ = [
 LN2 = math.log(2.0)
 #: Version of the metric (the kometrics release it ships with), part of every signature.
 VERSION = "0.1.0"
+#: Unicode normalisation of the texts before the model sees them: "NFC" (default; NFD-decomposed Hangul, as
+#: macOS file names give it, becomes the precomposed syllables), "NFKC", or None (texts as given).
+NORMALIZATIONS = ("NFC", "NFKC", None)
+# Characters that show nothing: whitespace, control (Cc), format (Cf: zero-width space, BOM ...), separators.
+_INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
 
 
-def validate_predictions(predictions: Any, empty: str = "error") -> list[str]:
-    """Check the input texts once, at the face; return them as a list.
+def check_normalize(normalize: Any) -> str | None:
+    """The normalisation form to apply (``False`` means None); raises ``ValueError`` for an unknown one."""
+    if normalize is False:
+        return None
+    if normalize not in NORMALIZATIONS:
+        raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got {normalize!r}")
+    return normalize
+
+
+def normalize_text(text: str, normalize: str | None = "NFC") -> str:
+    """``text`` in the Unicode form ``normalize`` (None: as given); ``""`` when it has no visible character
+    (only whitespace, zero-width spaces, BOM or control characters): such a text is an empty text."""
+    if normalize is not None and not unicodedata.is_normalized(normalize, text):
+        text = unicodedata.normalize(normalize, text)
+    if all(ch.isspace() or unicodedata.category(ch) in _INVISIBLE for ch in text):
+        return ""
+    return text
+
+
+def validate_predictions(predictions: Any, empty: str = "error", normalize: str | None = "NFC") -> list[str]:
+    """Check the input texts once, at the face; return them as a list, normalised (see
+    :func:`normalize_text`): the model and the unit counts see the same text.
 
     - not a list/tuple, or an item that is not a ``str`` (``None`` included): ``TypeError`` naming the index;
-    - an empty string: ``ValueError`` naming the index, unless ``empty="nan"`` (the text then gets a NaN
-      perplexity and zero counts, and a warning says which indices; corpus figures leave it out).
+    - an empty string, or one of invisible characters only: ``ValueError`` naming the index, unless
+      ``empty="nan"`` (the text then gets a NaN perplexity and zero counts, and a warning says which indices;
+      corpus figures leave it out).
     """
     if empty not in ("error", "nan"):
         raise ValueError(f"empty must be 'error' or 'nan', got {empty!r}")
+    normalize = check_normalize(normalize)
     if isinstance(predictions, str) or not isinstance(predictions, Sequence):
         raise TypeError(f"predictions must be a list of strings, got {type(predictions).__name__}")
     texts = list(predictions)
@@ -53,20 +82,23 @@ def validate_predictions(predictions: Any, empty: str = "error") -> list[str]:
         if not isinstance(text, str):
             raise TypeError(f"predictions[{i}] is {type(text).__name__} ({text!r}), not a string; "
                             "pass one string per text")
-        if text == "" and empty == "error":
-            raise ValueError(f'predictions[{i}] is empty; pass a non-empty string or set empty="nan"')
+        texts[i] = normalize_text(text, normalize)
+        if texts[i] == "" and empty == "error":
+            what = "empty" if text == "" else (f"{text!r}: only spaces or invisible characters (zero-width "
+                                               "spaces, BOM, control characters), an empty text")
+            raise ValueError(f'predictions[{i}] is {what}; pass a non-empty string or set empty="nan"')
     return texts
 
 
 def unit_counts(text: str) -> dict[str, int]:
-    """Tokenizer-free sizes of ``text``: ``chars`` (Unicode code points after NFC), ``bytes`` (UTF-8 of the
-    NFC form) and ``words`` (whitespace-separated units, i.e. Korean eojeol).
+    """Tokenizer-free sizes of ``text`` as given: ``chars`` (Unicode code points), ``bytes`` (UTF-8) and
+    ``words`` (whitespace-separated units, i.e. Korean eojeol).
 
-    NFC first, so that a Hangul syllable typed as three conjoining jamo counts as one character, as its
-    precomposed form does.
+    Pass the text the model scored (:func:`validate_predictions` normalises it, NFC by default, so that a
+    Hangul syllable typed as three conjoining jamo counts as one character, as its precomposed form does):
+    the counts and the likelihood must see the same text.
     """
-    nfc = unicodedata.normalize("NFC", text)
-    return {"chars": len(nfc), "bytes": len(nfc.encode("utf-8")), "words": len(nfc.split())}
+    return {"chars": len(text), "bytes": len(text.encode("utf-8")), "words": len(text.split())}
 
 
 def perplexity(nll_sum: float, count: int) -> float:
@@ -98,7 +130,8 @@ def summarize(nll_sums: Sequence[float], token_counts: Sequence[int], texts: Seq
     - ``mean_perplexity``: arithmetic mean of the finite per-text perplexities (evaluate's definition);
     - ``corpus_perplexity = exp(sum NLL / sum tokens)`` (token-weighted; the number LM papers report);
     - ``bits_per_token = sum NLL / (sum tokens * ln 2)`` = log2(corpus_perplexity);
-    - ``bits_per_character``, ``bits_per_byte``: sum NLL in bits over NFC code points / UTF-8 bytes;
+    - ``bits_per_character``, ``bits_per_byte``: sum NLL in bits over code points / UTF-8 bytes of ``texts``
+      (the texts the model scored: NFC unless normalisation was turned off);
     - ``word_perplexity = exp(sum NLL / sum words)`` over whitespace-separated eojeol.
 
     Texts with no scored token are left out of every corpus figure (their units too), with a warning.

@@ -90,6 +90,7 @@ def score_jsonl(input_path: str | os.PathLike, output_path: str | os.PathLike, m
             elif not isinstance(rec, str):
                 raise ValueError(f"record {index}: expected a string or an object with a {field!r} key")
             texts.append(rec)
+        texts = validate_predictions(texts, empty=empty)  # normalised (NFC): scored and counted alike
         out = []
         for (index, _), text, (nll, count) in zip(records, texts,
                                                   _nll_counts(texts, model_id, mode, device, dtype, empty, options)):

@@ -185,6 +185,18 @@ def test_bootstrap_intervals_equal_scipys_bootstrap_of_independent_statistics(me
         assert got[f"{key}_ci"] == pytest.approx(want, abs=1e-12), key
 
 
+def test_undefined_interval_on_few_pairs_warns(metric):
+    # 4 pairs: some resamples repeat one pair only, where Pearson and Spearman are undefined
+    with pytest.warns(RuntimeWarning, match=r"bootstrap interval of pearson is NaN: on 4 pairs, \d+ of 1000"):
+        r = metric.compute(predictions=[1.0, 2.0, 3.0, 4.0], references=[1.0, 3.0, 2.0, 4.0], confidence_level=0.95)
+    assert all(math.isnan(x) for x in r["pearson_ci"]) and r["pearson"] == pytest.approx(0.8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a defined interval warns nothing
+        r = metric.compute(predictions=[1.0, 2.0, 3.0, 4.0, 5.0, 6.0] * 5, references=[1.0, 3.0, 2.0, 4.0, 6.0, 5.0] * 5,
+                           confidence_level=0.9, n_resamples=200, ci_method="percentile")
+    assert r["pearson_ci"][0] < r["pearson"] < r["pearson_ci"][1]
+
+
 def test_library_call_equals_module(metric, dev):
     from kometrics.klue_sts import klue_sts_scores
 

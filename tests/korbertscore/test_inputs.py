@@ -88,3 +88,56 @@ def test_empty_input_list(tiny_bert):
         warnings.simplefilter("error")
         res = score([], [], model_type=tiny_bert, num_layers=3)
     assert res["f1"] == [] and res["num_layers"] == 3
+
+
+# --- issue 14 -----------------------------------------------------------------------------------------------
+
+def test_nfd_text_scores_as_nfc(tiny_bert, korsts_pairs):
+    import unicodedata
+
+    from kometrics.korbertscore import similarity_matrix
+
+    cands, refs, _ = korsts_pairs
+    nfd_c = [unicodedata.normalize("NFD", c) for c in cands[:6]]
+    nfd_r = [unicodedata.normalize("NFD", r) for r in refs[:6]]
+    want = score(cands[:6], refs[:6], model_type=tiny_bert, num_layers=4, idf=True)
+    assert score(nfd_c, nfd_r, model_type=tiny_bert, num_layers=4, idf=True) == want
+    assert score(nfd_c, refs[:6], model_type=tiny_bert, num_layers=4, idf=True) == want
+    raw = score(nfd_c, refs[:6], model_type=tiny_bert, num_layers=4, idf=True, normalize=None)
+    assert raw["f1"] != want["f1"] and raw["hashcode"] == want["hashcode"] + "_no-normalize"
+    a = similarity_matrix(nfd_c[0], refs[0], model_type=tiny_bert, num_layers=4)
+    b = similarity_matrix(cands[0], refs[0], model_type=tiny_bert, num_layers=4)
+    assert a["candidate_tokens"] == b["candidate_tokens"] and a["f1"] == b["f1"]
+    with pytest.raises(ValueError, match="normalize must be one of"):
+        score(cands[:1], refs[:1], model_type=tiny_bert, normalize="NFD")
+
+
+def test_invisible_only_texts_are_empty_texts(tiny_bert):
+    preds = ["\u200b\u200b", "\ufeff", "\x00\x01", "오늘은 맑다."]
+    refs = ["오늘은 맑다.", "오늘은 맑다.", "오늘은 맑다.", "\u2060\u200d"]
+    with pytest.warns(UserWarning) as caught:
+        res = score(preds, refs, model_type=tiny_bert, num_layers=4)
+    msg = " ".join(str(w.message) for w in caught)
+    for where in ("predictions[0]", "predictions[1]", "predictions[2]", "references[3]"):
+        assert where in msg
+    assert res["f1"] == [0.0] * 4
+
+
+def test_evaluate_reads_misshaped_references_as_the_library_or_refuses_them(tiny_bert):
+    import evaluate
+
+    from ..conftest import METRICS_DIR
+
+    metric = evaluate.load(str(METRICS_DIR / "korbertscore"))
+    preds, refs = ["가 나", "다 라"], ["가 나", ["다 라", "마 바"]]
+    got = metric.compute(predictions=preds, references=refs, model_type=tiny_bert, num_layers=4)
+    assert got == score(preds, refs, model_type=tiny_bert, num_layers=4)
+    assert abs(got["f1"][1] - 1.0) < 1e-6  # scored against "다 라", not against the string "['다 라', '마 바']"
+    with pytest.raises(TypeError, match=r"references\[0\]\[0\] must be a string, got list"):
+        metric.compute(predictions=["r"], references=[[["r"]]], model_type=tiny_bert)
+    with pytest.raises(TypeError, match=r"references\[0\]\[1\] must be a string, got int"):
+        metric.compute(predictions=["가나다"], references=[["가나다", 5]], model_type=tiny_bert)
+    metric.add_batch(predictions=["가 나"], references=["가 나"])
+    with pytest.raises(ValueError, match=r"references\[0\] is a list, but an earlier batch"):
+        metric.add_batch(predictions=["가 나"], references=[["가 나"]])
+    metric.compute(model_type=tiny_bert, num_layers=4)

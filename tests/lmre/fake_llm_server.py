@@ -2,12 +2,15 @@
 
 It answers each request by a fixed rule (so the tests can recompute what the builder must count), and
 follows a script for the k-th distinct prompt it sees: good answers, malformed answers, HTTP 429 / 500
-first, slow first answers (client timeout), permanent 500, or 401 for a wrong key. Only loopback; the
-number of requests it serves is bounded.
+first, slow first answers (client timeout), permanent 500, a 500 whose body echoes the request headers
+(Authorization included, as some gateways do), or 401 for a wrong key. ``basic=(user, password)`` also
+accepts HTTP basic auth (what the client sends for credentials in the base URL). Only loopback; the number
+of requests it serves is bounded.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import threading
@@ -26,8 +29,9 @@ def rule_annotation(text: str, variant: int) -> str:
 
 class FakeLLMServer:
     def __init__(self, key: str = "sk-test-secret", script=("good",), max_requests: int = 500,
-                 slow_seconds: float = 1.0) -> None:
+                 slow_seconds: float = 1.0, basic: tuple[str, str] | None = None) -> None:
         self.key = key
+        self.basic = None if basic is None else "Basic " + base64.b64encode(":".join(basic).encode()).decode()
         self.script = list(script)
         self.max_requests = max_requests
         self.slow_seconds = slow_seconds
@@ -95,11 +99,17 @@ class FakeLLMServer:
                 attempt = self.attempts[digest]
                 self.attempts[digest] += 1
                 action = self.force.get("all") or self.script[order % len(self.script)]
-            auth_ok = h.headers.get("Authorization") == f"Bearer {self.key}"
+            auth = h.headers.get("Authorization")
+            auth_ok = auth == f"Bearer {self.key}" or (self.basic is not None and auth == self.basic)
             self.requests.append({"prompt": digest, "action": action, "auth_ok": auth_ok, "body": body,
-                                  "path": h.path, "client": h.client_address[0]})
+                                  "path": h.path, "client": h.client_address[0], "authorization": auth})
         if action == "refuse":
             return self._send(h, 400, {"error": {"message": "request budget exhausted", "type": "invalid_request"}})
+        if action == "echo_headers":  # a careless gateway: the error body repeats what it was sent
+            headers = "; ".join(f"{k}: {v}" for k, v in h.headers.items())
+            return self._send(h, 500, {"error": {"message": f"upstream failed for POST {h.path} with headers "
+                                                 f"{headers}; raw: {dict(h.headers.items())}",
+                                                 "type": "server_error"}})
         if not auth_ok:
             return self._send(h, 401, {"error": {"message": "bad key", "type": "invalid_api_key"}})
         if h.path != "/v1/chat/completions":

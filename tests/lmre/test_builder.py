@@ -186,6 +186,71 @@ def test_missing_key_variable(monkeypatch):
         OpenAIChatLLM("m", base_url="http://127.0.0.1:9/v1", api_key_env="LMRE_NO_SUCH_KEY")
 
 
+PASSWORD = "gateway-PASS-9876"
+
+
+@pytest.mark.parametrize("credentials_in_url", [False, True], ids=["bearer-key", "url-userinfo"])
+def test_secrets_are_never_written_nor_printed(tmp_path, utterances, loopback, caplog, capsys,
+                                               credentials_in_url):
+    """Issue 14: a server error that echoes the Authorization header, and credentials in --base-url, must
+    not reach a log line, an exception message, a cache file, build_info.json, the card or stdout."""
+    import base64
+    import warnings
+
+    from kometrics.cli import main
+    from kometrics.datasets_scripts.phrase_break.builder import public_url, redact
+
+    caplog.set_level(logging.DEBUG)
+    basic = ("builder", PASSWORD) if credentials_in_url else None
+    secrets = [SECRET, PASSWORD, base64.b64encode(f"builder:{PASSWORD}".encode()).decode()]
+    (tmp_path / "u.txt").write_text("\n".join(SENTENCES[:6]) + "\n", "utf-8")
+    (tmp_path / "pool.txt").write_text("\n".join(POOL) + "\n", "utf-8")
+    shown: list[str] = []
+    with FakeLLMServer(key=SECRET, script=["good", "echo_headers"], basic=basic) as server:
+        url = server.url.replace("http://", f"http://builder:{PASSWORD}@") if credentials_in_url else server.url
+        llm = OpenAIChatLLM("m", base_url=url, api_key_env="LMRE_TEST_KEY")
+        shown += [repr(llm), llm.name, str(llm.base_url)]
+        assert llm.base_url == server.url
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            info = build_references(SENTENCES[:6], POOL, tmp_path / "lib", llm, n_iter=3, batch_size=2,
+                                    max_retries=1, backoff_base=0.001, backoff_max=0.002, allow_failures=True)
+            with pytest.raises(BuildError) as failed:
+                build_references(SENTENCES[:6], POOL, tmp_path / "strict", llm, n_iter=3, batch_size=2,
+                                 max_retries=1, backoff_base=0.001, backoff_max=0.002)
+            rc = main(["lmre", "build", "--utterances", str(tmp_path / "u.txt"), "--pool", str(tmp_path / "pool.txt"),
+                       "--out", str(tmp_path / "cli"), "--llm", "openai", "--base-url", url, "--model", "m",
+                       "--api-key-env", "LMRE_TEST_KEY", "--n-iter", "3", "--batch-size", "2", "--max-retries", "1",
+                       "--allow-failures", "--verbose", "--quiet"])
+        shown += [str(w.message) for w in caught] + [str(failed.value), json.dumps(info)]
+        requests = list(server.requests)
+    assert rc == 0
+    # the server was sent the secrets and did echo them back in its errors
+    assert all(r["auth_ok"] for r in requests)
+    assert any(r["action"] == "echo_headers" for r in requests) and info["failed"] > 0 and info["asked"] > 0
+    sent = PASSWORD if credentials_in_url else SECRET
+    assert all(sent in base64.b64decode(r["authorization"][6:]).decode() if credentials_in_url
+               else sent in r["authorization"] for r in requests)
+    out = capsys.readouterr()
+    shown += [caplog.text, out.out, out.err]
+    written = {str(f.relative_to(tmp_path)): f.read_bytes().decode("utf-8", "replace")
+               for f in tmp_path.rglob("*") if f.is_file()}
+    assert any("cache" in name for name in written) and any(n.endswith("build_info.json") for n in written)
+    for secret in secrets:
+        for name, text in written.items():
+            assert secret not in text, f"{secret!r} written to {name}"
+        for text in shown:
+            assert secret not in text, f"{secret!r} shown in {text[:300]!r}"
+    assert "://builder" not in caplog.text and "@127.0.0.1" not in "".join(written.values())
+    assert "failed: InternalServerError" in caplog.text and "***" in caplog.text  # logged, redacted
+    assert json.loads(written["cli/build_info.json"])["llm"] == f"openai:{server.url}:m"
+    # the helpers on their own
+    assert public_url("http://u:p%40ss@host:8000/v1?x=1") == "http://host:8000/v1?x=1"
+    assert public_url("https://api.example.com/v1") == "https://api.example.com/v1"
+    assert redact('{"Authorization": "Bearer sk-abc", "api-key": "k1"} http://a:b@h/v1 Basic dXM6cHc=') == \
+        '{"Authorization": "Bearer ***", "api-key": "***"} http://***@h/v1 Basic ***'
+
+
 def _echo_llm(variant_of=lambda head: 0):
     """A plain callable answering every utterance with rule_annotation(text, variant_of(few-shot part))."""
     calls = []

@@ -160,6 +160,8 @@ def test_label_mismatch_warns():
     (dict(predictions=[0, 1.5]), TypeError, r"predictions\[1\] is 1.5"),
     (dict(predictions=[0, "entailment"]), TypeError, r"predictions\[1\]"),
     (dict(references=[True, False]), TypeError, r"references\[0\]"),
+    (dict(predictions=[0, True]), TypeError, r"predictions\[1\] is True \(bool\)"),  # numpy would read 1
+    (dict(predictions=[[0], [1]]), ValueError, r"predictions\[0\] is \[0\]"),
     (dict(references=[0, -1]), ValueError, r"references\[1\] is -1"),
     (dict(predictions=[0, 1, 2]), ValueError, "differ in length"),
     (dict(seed_ids=["a", 3]), TypeError, r"seed_ids\[1\]"),
@@ -188,6 +190,8 @@ def test_duplicate_seed_row_and_orphan_variants():
 
 
 def test_evaluate_refuses_what_datasets_would_cast(metric):
+    with pytest.raises(TypeError, match=r"predictions\[0\] is True \(bool\)"):  # issue 14: bools among ints
+        metric.compute(predictions=[True, 0, 0, 1], references=[1, 0, 0, 1], seed_ids=list("aabb"))
     with pytest.raises(TypeError, match=r"references\[2\] is 2.0"):
         metric.compute(predictions=[0, 1, 2], references=[0, 1, 2.0], seed_ids=["a"] * 3)
     metric.add_batch(predictions=[0], references=[0], seed_ids=["a"], is_seed=[True])

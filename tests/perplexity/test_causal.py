@@ -3,7 +3,9 @@ normalisations and bad input, on Korean sentences from ../shared/data with the t
 
 from __future__ import annotations
 
+import json
 import math
+import shutil
 import unicodedata
 
 import pytest
@@ -18,6 +20,7 @@ from kometrics.perplexity import (
     token_surprisals,
 )
 
+from ..conftest import METRICS_DIR
 from .conftest import hand_nll as _hand_nll
 from .conftest import just_over
 
@@ -311,3 +314,56 @@ def test_log_softmax_in_chunks_changes_nothing(tiny_gpt2, sentences, monkeypatch
     whole = score(sentences[:4], tiny_gpt2, batch_size=4)["nll_sums"]
     monkeypatch.setattr(modeling, "_LOGIT_ELEMENTS", 7 * model.config.vocab_size)  # 7 positions at a time
     assert _close(score(sentences[:4], tiny_gpt2, batch_size=4)["nll_sums"], whole, rel=1e-9)
+
+
+# --- issue 14: Unicode forms, invisible text, masked LMs in causal mode -------------------------------------
+
+def test_nfd_input_scores_as_nfc_and_counts_see_the_scored_text(tiny_gpt2, sentences):
+    nfc = sentences[:3]
+    nfd = [unicodedata.normalize("NFD", t) for t in nfc]
+    assert nfd != nfc
+    a, b = score(nfc, tiny_gpt2), score(nfd, tiny_gpt2)
+    for key in ("nll_sums", "token_counts", "char_counts", "byte_counts", "perplexities", "bits_per_character"):
+        assert a[key] == b[key], key
+    assert a["signature"].endswith("|norm:NFC")
+    raw = score(nfd, tiny_gpt2, normalize=None)
+    assert raw["signature"].endswith("|norm:none")
+    # off: the model sees the decomposed jamo and the characters are counted in the same text
+    assert raw["char_counts"] == [len(t) for t in nfd]
+    assert raw["byte_counts"] == [len(t.encode("utf-8")) for t in nfd]
+    assert raw["token_counts"] != a["token_counts"]
+    bits = sum(raw["nll_sums"]) / math.log(2)
+    assert raw["bits_per_character"] == pytest.approx(bits / sum(len(t) for t in nfd), rel=1e-12)
+    nfd_pairs = token_surprisals(nfd[0], tiny_gpt2)
+    assert "".join(p for p, _ in nfd_pairs) == nfc[0]  # the pieces are of the normalised text
+    with pytest.raises(ValueError, match="normalize must be one of"):
+        score(nfc, tiny_gpt2, normalize="NFD")
+
+
+@pytest.mark.parametrize("invisible", ["\u200b\u200b", "\ufeff", "\x00\x01", "\u2028 \u200b"])
+def test_invisible_only_text_is_empty_text(tiny_gpt2, invisible):
+    with pytest.raises(ValueError, match=r"predictions\[1\] is .*an empty text"):
+        score(["오늘은 날씨가 맑다.", invisible], tiny_gpt2)
+    with pytest.warns(UserWarning, match=r"indices \[1\]"):
+        r = score(["오늘은 날씨가 맑다.", invisible], tiny_gpt2, empty="nan")
+    assert math.isnan(r["perplexities"][1]) and r["char_counts"][1] == 0 and r["token_counts"][1] == 0
+
+
+def test_causal_mode_refuses_a_masked_lm(tiny_bert, tmp_path):
+    import evaluate
+
+    with pytest.raises(ValueError, match=r'is a masked LM \(BertForMaskedLM\).*mode="pseudo"'):
+        score(["오늘은 날씨가 맑다."], tiny_bert)
+    metric = evaluate.load(str(METRICS_DIR / "perplexity"))
+    with pytest.raises(ValueError, match='mode="pseudo"'):
+        metric.compute(predictions=["오늘은 날씨가 맑다."], model_id=tiny_bert)
+    # a config that does not say "masked": the model itself shows that later tokens change earlier predictions
+    disguised = tmp_path / "bert-lm-head"
+    shutil.copytree(tiny_bert, disguised)
+    cfg = json.loads((disguised / "config.json").read_text())
+    cfg["architectures"] = ["BertLMHeadModel"]
+    (disguised / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ValueError, match=r'changes with later tokens.*mode="pseudo"'):
+        score(["오늘은 날씨가 맑다."], str(disguised))
+    # the same checkpoint in pseudo mode is fine
+    assert score(["오늘은 날씨가 맑다."], tiny_bert, mode="pseudo")["token_counts"][0] > 0

@@ -60,7 +60,7 @@ def test_pseudo_long_text_uses_a_window(tiny_bert, paragraphs):
 
 
 def test_pseudo_bad_input(tiny_bert):
-    with pytest.raises(ValueError, match=r"predictions\[1\] tokenizes to no maskable token"):
+    with pytest.raises(ValueError, match=r"predictions\[1\] is '   ': only spaces .* an empty text"):
         score(["좋은 날이다.", "   "], tiny_bert, mode="pseudo")
     with pytest.raises(ValueError, match="exceeds the model's context"):
         score(["좋은 날이다."], tiny_bert, mode="pseudo", max_length=4096)
