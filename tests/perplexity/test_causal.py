@@ -325,9 +325,9 @@ def test_nfd_input_scores_as_nfc_and_counts_see_the_scored_text(tiny_gpt2, sente
     a, b = score(nfc, tiny_gpt2), score(nfd, tiny_gpt2)
     for key in ("nll_sums", "token_counts", "char_counts", "byte_counts", "perplexities", "bits_per_character"):
         assert a[key] == b[key], key
-    assert a["signature"].endswith("|norm:NFC")
+    assert "|norm:NFC|" in a["signature"]
     raw = score(nfd, tiny_gpt2, normalize=None)
-    assert raw["signature"].endswith("|norm:none")
+    assert "|norm:none|" in raw["signature"]
     # off: the model sees the decomposed jamo and the characters are counted in the same text
     assert raw["char_counts"] == [len(t) for t in nfd]
     assert raw["byte_counts"] == [len(t.encode("utf-8")) for t in nfd]
