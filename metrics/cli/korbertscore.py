@@ -53,13 +53,21 @@ def cmd_baseline(args: argparse.Namespace, extra: list[str]) -> int:
         from kometrics.cli.io import read_lines
 
         texts = [line.strip() for line in read_lines(args.text, "--text") if line.strip()]
+        where = args.text
+    elif args.source == "korsts-train":
+        from kometrics.datasets_scripts.readers import read_korsts
+
+        texts = [s for row in read_korsts("train", args.data_dir) for s in (row["sentence1"], row["sentence2"])]
+        where = "KorSTS train"
     else:
         from kometrics.datasets_scripts.readers import iter_korean_text
 
         texts = list(iter_korean_text(args.data_dir))
+        where = "KLUE dev sets and KorSTS train"
     table = build_baseline(texts, args.model or DEFAULT_MODEL, args.output, n_pairs=args.pairs, seed=args.seed,
                            batch_size=args.batch_size, device=args.device)
-    print(f"wrote {args.output}: {len(table)} layers from {args.pairs} random pairs of {len(texts)} sentences")
+    print(f"wrote {args.output}: {len(table)} layers from {args.pairs} random pairs of {len(texts)} sentences "
+          f"({where}, seed {args.seed})")
     return 0
 
 
@@ -121,7 +129,10 @@ def register(commands, bench) -> None:
     base = sub.add_parser("baseline", help="build a bert_score-format baseline file from Korean text")
     _add_model(base)
     base.add_argument("--output", required=True)
-    base.add_argument("--text", default=None, help="text file, one sentence a line (default: ../shared/data)")
+    base.add_argument("--text", default=None, help="text file, one sentence a line (default: --source)")
+    base.add_argument("--source", choices=["all", "korsts-train"], default="all",
+                      help="sentences from ../shared/data: all = KLUE dev sets + KorSTS train (default), "
+                           "korsts-train = KorSTS train only")
     base.add_argument("--data-dir", default=None)
     base.add_argument("--pairs", type=int, default=10000)
     base.add_argument("--seed", type=int, default=0)

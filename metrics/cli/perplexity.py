@@ -56,6 +56,12 @@ def _generations(args: argparse.Namespace, extra: list[str]) -> int:
     return main(args=args)
 
 
+def _bench_real(args: argparse.Namespace, extra: list[str]) -> int:
+    from kometrics.bench.perplexity_real import main
+
+    return main(args=args)
+
+
 def _bench(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.bench.perplexity import main
 
@@ -65,6 +71,7 @@ def _bench(args: argparse.Namespace, extra: list[str]) -> int:
 def register(commands, bench) -> None:
     from kometrics.bench.generations import build_parser as build_generations_parser
     from kometrics.bench.perplexity import build_parser
+    from kometrics.bench.perplexity_real import build_parser as build_real_parser
 
     top = commands.add_parser("perplexity", help="perplexity: stream a jsonl corpus, show token surprisals, train n-gram LMs")
     sub = top.add_subparsers(dest="perplexity_command", required=True)
@@ -111,3 +118,8 @@ def register(commands, bench) -> None:
     b = bench.add_parser("perplexity", help="throughput and peak memory against evaluate's perplexity algorithm")
     build_parser(b)
     b.set_defaults(func=_bench, allow_extra=False)
+    r = bench.add_parser("perplexity-real", help="a real causal LM (default: the prepared Gemma-3-270M) on KLUE "
+                                                  "sentences: original vs shuffled, bits per character, exactness "
+                                                  "against a hand token loop and evaluate's algorithm")
+    build_real_parser(r)
+    r.set_defaults(func=_bench_real, allow_extra=False)

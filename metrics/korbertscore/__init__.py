@@ -14,6 +14,7 @@ from .embedding import (
     clear_cache,
     default_layer,
     default_num_layers,
+    known_model,
     load_encoder,
 )
 from .pipeline import VERSION, score, score_layers, signature, similarity_matrix, validate_inputs
@@ -27,6 +28,7 @@ __all__ = [
     "clear_cache",
     "default_layer",
     "default_num_layers",
+    "known_model",
     "load_encoder",
     "plot_alignment",
     "score",

@@ -45,13 +45,23 @@ def write_baseline(table: dict[int, tuple[float, float, float]], path: str | os.
 
 def build_baseline(texts: Sequence[str], model_type: str, output: str | os.PathLike | None = None,
                    n_pairs: int = 10000, seed: int = 0, batch_size: int = 64, device: str | None = None,
-                   dtype: str | None = None) -> dict[int, tuple[float, float, float]]:
+                   dtype: str | None = None, pairs_per_call: int = 500) -> dict[int, tuple[float, float, float]]:
     """Mean P, R, F1 over ``n_pairs`` random pairs of ``texts`` for every layer ``0..depth`` (one forward pass
-    per sentence, no idf). Writes the table to ``output`` when given and returns it."""
+    per sentence, no idf). Writes the table to ``output`` when given and returns it.
+
+    Pairs are scored ``pairs_per_call`` at a time: a call holds every layer of every token of its sentences
+    (about ``2 * pairs * tokens * (depth + 1) * hidden * 4`` bytes), so memory stays bounded; the means are
+    those of one call (to float32 rounding)."""
+    if isinstance(pairs_per_call, bool) or not isinstance(pairs_per_call, int) or pairs_per_call < 1:
+        raise ValueError(f"pairs_per_call must be a positive integer, got {pairs_per_call!r}")
     cands, refs = random_pairs(texts, n_pairs, seed)
-    layers = score_layers(cands, refs, model_type=model_type, batch_size=batch_size, device=device, dtype=dtype)
-    table = {x: (float(np.mean(v["precision"])), float(np.mean(v["recall"])), float(np.mean(v["f1"])))
-             for x, v in layers.items()}
+    sums: dict[int, np.ndarray] = {}
+    for a in range(0, n_pairs, pairs_per_call):
+        part = score_layers(cands[a:a + pairs_per_call], refs[a:a + pairs_per_call], model_type=model_type,
+                            batch_size=batch_size, device=device, dtype=dtype)
+        for x, v in part.items():
+            sums[x] = sums.get(x, 0.0) + np.array([np.sum(v["precision"]), np.sum(v["recall"]), np.sum(v["f1"])])
+    table = {x: tuple(float(t) for t in total / n_pairs) for x, total in sums.items()}
     if output is not None:
         write_baseline(table, output)
     return table

@@ -25,6 +25,8 @@ warning, or rejected, as the caller asks.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -39,6 +41,9 @@ from .model_setup import max_positions, resolve_device, resolve_dtype, special_t
 __all__ = [
     "DEFAULT_MODEL",
     "KNOWN_LAYERS",
+    "PREPARED_MARKER",
+    "PREPARED_SOURCES",
+    "known_model",
     "FINAL_NORMS",
     "Encoder",
     "Embedded",
@@ -55,7 +60,8 @@ DEFAULT_MODEL = "klue/bert-base"
 
 #: Default layer per model. Sources: "paper" = Hyeon & Choi (2019)'s 8 of 12 (best for ETRI KorBERT, Table 3),
 #: transferred by depth and NOT measured on that model; "bert_score" = bert_score 0.3.13's table, tuned on
-#: English WMT16. Run ``kometrics korbertscore layers`` to measure a model on KLUE-STS / KorSTS.
+#: English WMT16; "measured" = chosen here from ``kometrics korbertscore layers`` on Korean dev splits (never a
+#: test split). Run ``kometrics korbertscore layers`` to measure a model on KLUE-STS / KorSTS.
 KNOWN_LAYERS: dict[str, tuple[int, str]] = {
     "klue/bert-base": (8, "paper"),
     "klue/roberta-small": (4, "paper"),
@@ -74,7 +80,44 @@ KNOWN_LAYERS: dict[str, tuple[int, str]] = {
     "xlm-roberta-large": (17, "bert_score"),
     "FacebookAI/xlm-roberta-large": (17, "bert_score"),
     "microsoft/mdeberta-v3-base": (10, "bert_score"),
+    # Measured 2026-11-30 with `kometrics korbertscore layers` (idf off; layer L as defined above, final norm
+    # included) on the prepared Gemma-3-270M (PyPI Q4_K_M GGUF dequantised to float32; PREPARED_SOURCES):
+    # layer 13 has the best F1 Pearson on both dev splits, KLUE-STS v1.1 dev (519 pairs, mean rater z-score:
+    # 0.649) and KorSTS dev (1,500 pairs: 0.675). No test split was used.
+    "google/gemma-3-270m": (13, "measured"),
 }
+
+#: The marker file that ``kometrics models prepare`` writes last into a prepared folder
+#: (``kometrics.models.gemma.MARKER``; a metric folder cannot import kometrics, hence the copy).
+PREPARED_MARKER = "kometrics-model.json"
+#: Prepared folders taken for a known model: the sha256 of the source their marker names -> the model. The
+#: measured entries above were measured on exactly these conversions (Gemma-3-270M: the PyPI Q4_K_M GGUF,
+#: dequantised to float32). A folder without the marker, e.g. a fine-tune saved with ``save_pretrained``,
+#: is not taken for the model it came from.
+PREPARED_SOURCES: dict[str, str] = {
+    "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818": "google/gemma-3-270m",
+}
+
+_SOURCE_TEXT = {"paper": "the paper's 8 of 12 by depth, not measured on this model",
+                "bert_score": "bert_score's table (English WMT16)",
+                "measured": "measured on KLUE-STS dev and KorSTS dev (see the card)"}
+
+
+def known_model(model_type: str | os.PathLike | None) -> str | None:
+    """The :data:`KNOWN_LAYERS` name of ``model_type``: the name itself when listed, the model a prepared folder
+    was made from (its :data:`PREPARED_MARKER` names a source in :data:`PREPARED_SOURCES`), else ``None``."""
+    if model_type is None:
+        return None
+    name = str(model_type).rstrip("/")
+    if name in KNOWN_LAYERS:
+        return name
+    try:
+        with open(os.path.join(os.path.expanduser(name), PREPARED_MARKER), encoding="utf-8") as f:
+            marker = json.load(f)
+    except (OSError, ValueError):
+        return None
+    known = PREPARED_SOURCES.get(marker.get("sha256")) if isinstance(marker, dict) else None
+    return known if known in KNOWN_LAYERS else None
 
 
 @dataclass
@@ -177,11 +220,11 @@ def default_layer(model_type: str | None = None, device: str | torch.device | No
     """The layer that ``score`` uses for ``model_type`` when ``num_layers`` is not given, and why, e.g.
     ``(8, "the paper's 8 of 12 by depth")``, without a warning. A model outside :data:`KNOWN_LAYERS` is
     loaded (once, as ``score`` would load it) to read its depth. For interfaces that name the default."""
-    name = str(model_type or DEFAULT_MODEL).rstrip("/")
-    if name in KNOWN_LAYERS:
-        layer, source = KNOWN_LAYERS[name]
-        return layer, ("the paper's 8 of 12 by depth, not measured on this model" if source == "paper"
-                       else "bert_score's table (English WMT16)")
+    known = known_model(model_type or DEFAULT_MODEL)
+    if known is not None:
+        layer, source = KNOWN_LAYERS[known]
+        why = _SOURCE_TEXT[source]
+        return layer, why if known == str(model_type or DEFAULT_MODEL).rstrip("/") else f"{known}: {why}"
     depth = load_encoder(model_type or DEFAULT_MODEL, device=device, dtype=dtype).depth
     return _scaled_layer(depth), f"the paper's 8 of 12 scaled to its {depth} layers"
 
@@ -220,11 +263,12 @@ def _final_module(encoder: Encoder) -> tuple[Any, bool]:
 
 
 def default_num_layers(model_type: str, depth: int) -> int:
-    """The documented layer of ``model_type``; else ``round(depth * 8 / 12)`` (the paper's 8 of 12) with a
-    warning that names ``num_layers``."""
-    name = str(model_type).rstrip("/")
-    if name in KNOWN_LAYERS:
-        return KNOWN_LAYERS[name][0]
+    """The documented layer of ``model_type`` (by name, or of the model a prepared folder was made from, see
+    :func:`known_model`); else ``round(depth * 8 / 12)`` (the paper's 8 of 12) with a warning that names
+    ``num_layers``."""
+    known = known_model(model_type)
+    if known is not None:
+        return KNOWN_LAYERS[known][0]
     layer = _scaled_layer(depth)
     warnings.warn(f"no known default layer for {model_type!r}; using layer {layer} of {depth} (the paper's 8 of "
                   f"12 scaled to depth). Pass num_layers=... to choose one (`kometrics korbertscore layers` "

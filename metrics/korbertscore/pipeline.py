@@ -16,7 +16,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from .embedding import DEFAULT_MODEL, Embedded, Encoder, default_num_layers, embed, load_encoder, tokenize
+from .embedding import (
+    DEFAULT_MODEL,
+    Embedded,
+    Encoder,
+    default_num_layers,
+    embed,
+    known_model,
+    load_encoder,
+    tokenize,
+)
 from .model_setup import dtype_name
 from .scoring import f1, greedy_match, idf_weights, max_over_references, read_baseline, rescale, weight_table
 
@@ -324,7 +333,14 @@ def signature(model_type: str, layer: int, idf: Any, rescale_with_baseline: bool
 
 
 def _default_baseline(model_type: str, lang: str) -> str | None:
-    """bert_score's baseline file of ``model_type`` (``rescale_baseline/<lang>/<model>.tsv``), if installed."""
+    """The baseline file shipped beside this module for a measured model (``baselines/<lang>/<model>.tsv``; a
+    prepared folder of it uses its file, see :func:`~.embedding.known_model`), else bert_score's
+    (``rescale_baseline/<lang>/<model>.tsv``) if installed."""
+    known = known_model(model_type)
+    if known is not None:
+        ours = os.path.join(os.path.dirname(os.path.abspath(__file__)), "baselines", lang, f"{known}.tsv")
+        if os.path.isfile(ours):
+            return ours
     try:
         import bert_score
     except ImportError:

@@ -215,3 +215,35 @@ def test_layer_specs():
         _parse_layers("13", 12)
     with pytest.raises(ValueError, match="layers must be 'all'"):
         _parse_layers("x", 12)
+
+
+def test_bert_columns_in_slices_equal_one_call(result, tiny_bert, monkeypatch):
+    """The benchmark scores big corpora a slice of pairs at a time (memory); with idf the weights still come
+    from every reference, so the columns equal one score_layers call over all pairs."""
+    from kometrics.bench.paraphrase import bert
+    from kometrics.korbertscore import score_layers
+
+    monkeypatch.setattr(bert, "PAIRS_PER_CALL", 7)
+    for idf in (False, True):
+        sliced = bert.layer_scores(result.candidates, result.references, tiny_bert, layers=[0, 5, 12], idf=idf)
+        whole = score_layers(result.candidates, result.references, tiny_bert, layers=[0, 5, 12], idf=idf)
+        assert sorted(sliced) == [0, 5, 12]
+        for layer in sliced:
+            for key, name in (("P", "precision"), ("R", "recall"), ("F1", "f1")):
+                assert len(sliced[layer][key]) == N
+                np.testing.assert_allclose(sliced[layer][key], whole[layer][name], atol=1e-6)
+
+
+def test_layer_axes_have_whole_number_ticks():
+    from matplotlib.figure import Figure
+
+    from kometrics.bench.paraphrase.plotting import layer_ticks
+
+    for depth in (5, 18, 48):
+        ax = Figure().add_subplot(1, 1, 1)
+        ax.plot(range(depth + 1), range(depth + 1))
+        layer_ticks(ax, list(range(depth + 1)))
+        ticks = [t for t in ax.get_xticks() if 0 <= t <= depth]
+        assert ticks and all(float(t).is_integer() for t in ticks)
+        if depth <= 24:
+            assert ticks == list(range(depth + 1))

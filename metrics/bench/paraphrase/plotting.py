@@ -14,7 +14,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from .benchmark import BenchmarkResult
 
-__all__ = ["plot_layers", "plot_scatter"]
+__all__ = ["plot_layers", "plot_scatter", "layer_ticks"]
 
 
 @contextlib.contextmanager
@@ -29,6 +29,18 @@ def _pyplot() -> Iterator:
 
     with matplotlib.rc_context(hangul_rc()):
         yield plt
+
+
+def layer_ticks(ax, layers: list[int]) -> None:
+    """Whole-number ticks on a layer axis: every layer when there are at most 24, else a readable integer
+    subset (never 2.5)."""
+    from matplotlib.ticker import MaxNLocator
+
+    layers = sorted({int(x) for x in layers})
+    if 0 < len(layers) <= 24:
+        ax.set_xticks(layers)
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def plot_layers(result: BenchmarkResult, path: str | os.PathLike) -> Path:
@@ -51,6 +63,7 @@ def plot_layers(result: BenchmarkResult, path: str | os.PathLike) -> Path:
             if r["layer"] is None and r["metric"] != "TER":
                 ax.axhline(r["pearson"], color="grey", lw=0.8, ls=":")
                 ax.text(ax.get_xlim()[0], r["pearson"], f" {r['metric']}", fontsize=7, va="bottom", color="grey")
+        layer_ticks(ax, [r["layer"] for r in result.table3])
         ax.set_xlabel("layer (0 = embeddings)")
         ax.set_ylabel("Pearson r with human score")
         ax.set_title(f"Correlation per layer: {result.model_label}\n{result.corpus.get('name')}, "
