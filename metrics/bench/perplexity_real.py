@@ -6,7 +6,7 @@ On KLUE-STS dev sentences (``sentence1`` of each pair, deduplicated, at least th
 1. **original vs word-shuffled**: each sentence against the same eojeol in a seeded random order; how many
    of the N sentences get the lower perplexity in their original order, the median perplexity of each
    side, and the corpus bits per character / per token of each side (``kometrics.perplexity.score``);
-2. **exactness**: the metric's per-sentence perplexity against a hand token loop written here (BOS, then for
+2. **exactness**: the metric's per-sentence NLL against a hand token loop written here (BOS, then for
    every position t one forward pass over the first t ids and ``-log_softmax`` of the next id, in float64 and
    in float32; no batching, no padding, no masking), and against itself at batch size 1 and in reversed order
    (batch invariance);
@@ -16,7 +16,8 @@ On KLUE-STS dev sentences (``sentence1`` of each pair, deduplicated, at least th
    are scored together, when each is scored alone (nothing padded), how much a text's value moves between
    the two (what else is scored with it), and the same with the other padding side (the cause).
 
-Figures are relative differences ``|a - b| / b`` of per-sentence perplexities.
+Figures are relative differences ``|a - b| / b`` of per-sentence NLL sums (2., the convention of
+``kometrics bench perplexity``) or perplexities (3.).
 """
 
 from __future__ import annotations
@@ -73,12 +74,12 @@ def shuffle_words(text: str, rng: np.random.Generator) -> str:
             return " ".join(shuffled)
 
 
-def hand_token_loop(texts: Sequence[str], model: Any, tokenizer: Any) -> dict[str, list[float]]:
-    """Perplexity of each text, one token at a time: ids = [BOS] + the text's ids (no special tokens); for
+def hand_token_loop(texts: Sequence[str], model: Any, tokenizer: Any) -> dict[str, list]:
+    """Per-text NLL sums (nats), one token at a time: ids = [BOS] + the text's ids (no special tokens); for
     t = 1..n the model reads ids[:t] alone (batch of one, no padding, no attention mask) and the NLL of ids[t]
-    is ``-log_softmax(logits[-1])[ids[t]]``. Returns ``exp(sum / n)`` per text with the log-softmax taken in
-    float64 (``"float64"``, the reference) and in float32 (``"float32"``, the precision of the metric's
-    cross-entropy: over a large vocabulary a float32 log-sum-exp is off by about 1e-5 nats)."""
+    is ``-log_softmax(logits[-1])[ids[t]]``. Returns ``{"float64": sums, "float32": sums, "token_counts": n}``:
+    the log-softmax taken in float64 (the reference) and in float32 (the precision of the metric's
+    cross-entropy; over 262,144 logits a float32 log-sum-exp is off by about 1e-5 nats)."""
     import torch
 
     bos = tokenizer.bos_token_id
@@ -86,7 +87,7 @@ def hand_token_loop(texts: Sequence[str], model: Any, tokenizer: Any) -> dict[st
         raise ValueError("the hand loop conditions on BOS; this tokenizer has none")
     # Only the last position's logits are needed; models that can skip the others are told so.
     extra = {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(model.forward).parameters else {}
-    out: dict[str, list[float]] = {"float64": [], "float32": []}
+    out: dict[str, list] = {"float64": [], "float32": [], "token_counts": []}
     with torch.inference_mode():
         for text in texts:
             ids = [bos, *tokenizer(text, add_special_tokens=False)["input_ids"]]
@@ -96,7 +97,8 @@ def hand_token_loop(texts: Sequence[str], model: Any, tokenizer: Any) -> dict[st
                 nll["float64"] -= float(torch.log_softmax(logits.double(), dim=-1)[ids[t]])
                 nll["float32"] -= float(torch.log_softmax(logits.float(), dim=-1)[ids[t]])
             for key, value in nll.items():
-                out[key].append(math.exp(value / (len(ids) - 1)))
+                out[key].append(value)
+            out["token_counts"].append(len(ids) - 1)
     return out
 
 
@@ -165,22 +167,23 @@ def run(model: str, n: int = 80, check: int | None = None, batch_size: int = 16,
     sub = texts[:k]
     lm, _ = load_model(model, "causal")
     loops = hand_token_loop(sub, lm, AutoTokenizer.from_pretrained(model))
-    hand = loops["float64"]
-    ours = orig["perplexities"][:k]
-    ours_b1 = score(sub, model, batch_size=1)["perplexities"]
-    ours_rev = score(sub[::-1], model, batch_size=batch_size)["perplexities"][::-1]
-    res["exactness"] = {"n": k, "vs_hand_loop": float(relative_differences(ours, hand).max()),
-                        "vs_hand_loop_float32": float(relative_differences(ours, loops["float32"]).max()),
-                        "hand_float32_vs_float64": float(relative_differences(loops["float32"], hand).max()),
-                        "batch1_vs_batch": float(relative_differences(ours_b1, ours).max()),
-                        "reversed_vs_batch": float(relative_differences(ours_rev, ours).max())}
-    say(f"\n2. kometrics vs a hand token loop ({k} sentences; relative difference of per-sentence perplexity)")
-    say(f"   kometrics (batch {batch_size}) vs hand loop, float64 log-softmax: {_fmt(relative_differences(ours, hand))}")
-    say(f"   kometrics (batch {batch_size}) vs hand loop, float32 log-softmax: "
-        f"{_fmt(relative_differences(ours, loops['float32']))}")
-    say(f"   hand loop float32 vs float64 log-softmax:      {_fmt(relative_differences(loops['float32'], hand))}")
-    say(f"   kometrics batch 1 vs batch {batch_size}:                      {_fmt(relative_differences(ours_b1, ours))}")
-    say(f"   kometrics reversed order vs given order:       {_fmt(relative_differences(ours_rev, ours))}")
+    hand, hand32 = loops["float64"], loops["float32"]
+    ours = orig["nll_sums"][:k]
+    if orig["token_counts"][:k] != loops["token_counts"]:
+        raise RuntimeError("the metric and the hand loop scored different tokens")
+    ours_b1 = score(sub, model, batch_size=1)["nll_sums"]
+    ours_rev = score(sub[::-1], model, batch_size=batch_size)["nll_sums"][::-1]
+    d = {"vs_hand_loop": relative_differences(ours, hand), "vs_hand_loop_float32": relative_differences(ours, hand32),
+         "hand_float32_vs_float64": relative_differences(hand32, hand),
+         "batch1_vs_batch": relative_differences(ours_b1, ours), "reversed_vs_batch": relative_differences(ours_rev, ours)}
+    res["exactness"] = {"n": k, **{key: float(v.max()) for key, v in d.items()}}
+    say(f"\n2. kometrics vs a hand token loop ({k} sentences; relative difference of per-sentence NLL)")
+    say(f"   kometrics (batch {batch_size}) vs hand loop, float64 log-softmax: {_fmt(d['vs_hand_loop'])}")
+    say(f"   kometrics (batch {batch_size}) vs hand loop, float32 log-softmax: {_fmt(d['vs_hand_loop_float32'])}")
+    say(f"   hand loop float32 vs float64 log-softmax:               {_fmt(d['hand_float32_vs_float64'])}")
+    say(f"   kometrics batch 1 vs batch {batch_size}:                               {_fmt(d['batch1_vs_batch'])}")
+    say(f"   kometrics reversed order vs given order:                {_fmt(d['reversed_vs_batch'])}")
+    hand_ppl = [math.exp(x / c) for x, c in zip(hand, loops["token_counts"])]
 
     # as evaluate's metric prepares it: a pad token if it has none; its own padding side
     tok = evaluate_tokenizer(AutoTokenizer.from_pretrained(model), batch_size)
@@ -191,16 +194,17 @@ def run(model: str, n: int = 80, check: int | None = None, batch_size: int = 16,
     tok.padding_side = other
     ev_other = reference_perplexity(sub, lm, tok, batch_size=batch_size)
     tok.padding_side = side
-    d_hand, d_alone, d_company, d_other = (relative_differences(ev, hand), relative_differences(ev_alone, hand),
-                                           relative_differences(ev, ev_alone), relative_differences(ev_other, hand))
+    d_hand, d_alone, d_company, d_other = (relative_differences(ev, hand_ppl), relative_differences(ev_alone, hand_ppl),
+                                           relative_differences(ev, ev_alone), relative_differences(ev_other, hand_ppl))
     res["evaluate"] = {"padding_side": side, "vs_hand_loop_max": float(d_hand.max()),
                        "vs_hand_loop_median": float(np.median(d_hand)),
                        "off_by_more_than_1pct": int((d_hand > 0.01).sum()),
                        "alone_vs_hand_loop_max": float(d_alone.max()),
                        "in_input_vs_alone_max": float(d_company.max()),
                        "other_padding_side": other, "other_padding_side_vs_hand_loop_max": float(d_other.max())}
-    say(f"\n3. evaluate's algorithm ({k} sentences; the tokenizer as loaded: pad token {tok.pad_token!r}, "
-        f"padding side {side!r}; every text padded to the longest of the input)")
+    say(f"\n3. evaluate's algorithm ({k} sentences; relative difference of per-sentence perplexity; the tokenizer "
+        f"as loaded: pad token {tok.pad_token!r}, padding side {side!r}; every text padded to the longest of the "
+        "input)")
     say(f"   evaluate, all {k} in one input (batch {batch_size}) vs hand loop: {_fmt(d_hand)}; "
         f"{res['evaluate']['off_by_more_than_1pct']}/{k} off by more than 1%")
     say(f"   evaluate, each text alone (no padding) vs hand loop: {_fmt(d_alone)}")

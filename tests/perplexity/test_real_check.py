@@ -41,10 +41,13 @@ def test_hand_token_loop_equals_the_metric(tiny_gpt2_pad, sentences):
     from kometrics.perplexity.modeling import load_model
 
     model, _ = load_model(tiny_gpt2_pad, "causal", "cpu")
-    hand = hand_token_loop(sentences[:5], model, AutoTokenizer.from_pretrained(tiny_gpt2_pad))
-    ours = score(sentences[:5], tiny_gpt2_pad, batch_size=4, device="cpu")["perplexities"]
-    assert relative_differences(ours, hand["float64"]).max() < 1e-5
-    assert relative_differences(ours, hand["float32"]).max() < 1e-5
+    tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2_pad)
+    hand = hand_token_loop(sentences[:5], model, tokenizer)
+    ours = score(sentences[:5], tiny_gpt2_pad, batch_size=4, device="cpu")
+    assert hand["token_counts"] == ours["token_counts"]
+    assert hand["token_counts"] == [len(tokenizer(t, add_special_tokens=False)["input_ids"]) for t in sentences[:5]]
+    assert relative_differences(ours["nll_sums"], hand["float64"]).max() < 1e-5
+    assert relative_differences(ours["nll_sums"], hand["float32"]).max() < 1e-5
 
 
 def test_check_on_tiny_gpt2(tiny_gpt2_pad, data_dir):

@@ -6,7 +6,6 @@ import math
 from pathlib import Path
 
 import pytest
-import torch
 
 from kometrics.perplexity import load_model, score
 
@@ -15,25 +14,18 @@ pytestmark = pytest.mark.real_model
 REL = 1e-5
 
 
-def _hand_nll(model, ids: list[int]) -> float:
-    """-sum_t ln P(ids[t] | ids[:t]), one forward pass per token, float64 log-softmax of the last logits."""
-    total = 0.0
-    with torch.inference_mode():
-        for t in range(1, len(ids)):
-            logits = model(torch.tensor([ids[:t]]), logits_to_keep=1).logits[0, -1]
-            total -= torch.log_softmax(logits.double(), -1)[ids[t]].item()
-    return total
-
-
 def test_equals_hand_token_loop(gemma, klue_pairs):
+    """The hand loop (kometrics.bench.perplexity_real.hand_token_loop): one forward pass per token over the
+    prefix alone, float64 log-softmax of the last logits."""
+    from kometrics.bench.perplexity_real import hand_token_loop
+
     texts = [klue_pairs[0][0], klue_pairs[1][1], "오늘은 날씨가 정말 맑고 좋다."]
     model, tokenizer = load_model(gemma)
     assert tokenizer.bos_token_id == 2
     ours = score(texts, gemma, batch_size=3)
-    ids = [[tokenizer.bos_token_id] + tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
-    hand = [_hand_nll(model, x) for x in ids]
-    assert ours["token_counts"] == [len(x) - 1 for x in ids]
-    for a, b in zip(ours["nll_sums"], hand):
+    hand = hand_token_loop(texts, model, tokenizer)
+    assert ours["token_counts"] == hand["token_counts"]
+    for a, b in zip(ours["nll_sums"], hand["float64"]):
         assert math.isclose(a, b, rel_tol=REL), (a, b)
 
 
