@@ -70,6 +70,12 @@ def test_known_model_by_name_and_by_marker(tmp_path):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "kometrics-model.json").write_text("{not json", encoding="utf-8")
     assert known_model(str(tmp_path / "broken")) is None
+    # reports and plots name a prepared folder by its model, not by a path that exists only on this machine
+    from kometrics.bench.paraphrase.benchmark import describe_model
+
+    assert describe_model(prepared + "/") == "google/gemma-3-270m (prepared: prepared)"
+    assert describe_model("klue/bert-base") == "klue/bert-base"
+    assert describe_model(str(tmp_path / "fine-tune")) == str(tmp_path / "fine-tune")
 
 
 @pytest.mark.parametrize("name", ["google/gemma-3-270m"])

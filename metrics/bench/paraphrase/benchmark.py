@@ -236,6 +236,17 @@ def _subset(corpus: Corpus, cfg: BenchmarkConfig) -> tuple[list[dict], list[str]
     return records, notes
 
 
+def describe_model(model: str) -> str:
+    """How reports and plots name ``model``: a folder that ``kometrics models prepare`` made is named by the model
+    it was made from (``google/gemma-3-270m (prepared: <folder>)``), not by a path that only exists here."""
+    from kometrics.korbertscore import known_model
+
+    known = known_model(model)
+    if known is not None and known != str(model).rstrip("/"):
+        return f"{known} (prepared: {os.path.basename(str(model).rstrip('/'))})"
+    return str(model)
+
+
 def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_label: str | None = None
                   ) -> BenchmarkResult:
     """Run the benchmark described by ``cfg`` (on ``corpus`` if given, else the one ``cfg.data`` names)."""
@@ -346,7 +357,7 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
         config=_strict(asdict(cfg)), corpus=_strict(meta), ids=[str(r["id"]) for r in records], references=refs,
         candidates=cands, human=human, rating_mean=np.array([r["rating_mean"] for r in records], dtype=float),
         columns=columns, table2=table2, table3=table3, table4=table4, best_layer=best_layer, signature=signature,
-        model_label=model_label or (cfg.model if cfg.bert else "none"), notes=notes, comparisons=comparisons)
+        model_label=model_label or (describe_model(cfg.model) if cfg.bert else "none"), notes=notes, comparisons=comparisons)
 
 
 # ----------------------------------------------------------------------------------------------- printing
