@@ -147,16 +147,26 @@ class LocalCausalLM:
 
     def decode(self, past, last_logits, number: str, words: Sequence[str], temperature: float,
                rng: random.Random) -> list[str]:
-        """The break chosen at each of the ``len(words) - 1`` boundaries (one of :data:`BREAK_OPTIONS`)."""
+        """The break chosen at each of the ``len(words) - 1`` boundaries (one of :data:`BREAK_OPTIONS`).
+
+        The scores of single-token options come from the logits already at hand; only a mark of several
+        tokens needs a forward pass (on a copy of the cache) to be scored. Then the chosen option's tokens are
+        fed once, extending this utterance's own cache: one forward pass per boundary for most tokenizers."""
+        import torch
+
         _, past, last = self._extend(copy.deepcopy(past), last_logits, self._ids(f"{number}. {words[0]}"))
+        marks = [self._ids(mark) for mark in BREAK_OPTIONS[1:]]
         breaks = []
         for nxt in words[1:]:
             word = self._ids(f" {nxt}")
-            options = [(word, 1)] + [(self._ids(mark) + word, len(self._ids(mark))) for mark in BREAK_OPTIONS[1:]]
-            scored = [self._extend(copy.deepcopy(past), last, ids) for ids, _ in options]
-            k = choose([sum(logps[:n]) for (logps, _, _), (_, n) in zip(scored, options)], temperature, rng)
+            logp = torch.log_softmax(last.float(), -1)
+            scores = [float(logp[word[0]])]
+            for ids in marks:
+                scores.append(float(logp[ids[0]]) if len(ids) == 1
+                              else sum(self._extend(copy.deepcopy(past), last, ids)[0]))
+            k = choose(scores, temperature, rng)
             breaks.append(BREAK_OPTIONS[k])
-            _, past, last = scored[k]
+            _, past, last = self._extend(past, last, (marks[k - 1] if k else []) + word)
         return breaks
 
 

@@ -87,6 +87,8 @@ def _hand(local, messages, temperature):
 def test_equals_hand_implementation(local, temperature):
     utts = [Utterance(f"u{i}", tuple(s.split())) for i, s in enumerate(SENTENCES)]
     messages = build_messages(utts, POOL[:2])
+    # both marks take several tokens here, so the scoring forward passes run (Gemma's take one: real-model tier)
+    assert min(len(local.tokenizer(m, add_special_tokens=False)["input_ids"]) for m in (" /", " //")) > 1
     got = local(messages, temperature)
     assert got == _hand(local, messages, temperature)
     for line, text in zip(got.splitlines(), SENTENCES):

@@ -1,0 +1,34 @@
+"""The LMRE builder's local backend on Gemma-3-270M (its marks are single tokens, so options are scored from the
+logits at hand): equal to the hand implementation of the choice rule; every word kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lmre.test_local_llm import POOL, SENTENCES, _hand
+
+pytestmark = pytest.mark.real_model
+
+
+@pytest.mark.parametrize("temperature", [0.0, 3.0])
+def test_local_backend_equals_hand_rule_on_gemma(gemma, temperature):
+    from kometrics.datasets_scripts.phrase_break.builder import Utterance, build_messages
+
+    local = _model(gemma)
+    assert all(len(local.tokenizer(m, add_special_tokens=False)["input_ids"]) == 1 for m in (" /", " //"))
+    messages = build_messages([Utterance(f"u{i}", tuple(s.split())) for i, s in enumerate(SENTENCES)], POOL)
+    got = local(messages, temperature)
+    assert got == _hand(local, messages, temperature)
+    for line, text in zip(got.splitlines(), SENTENCES):
+        assert line.split(". ", 1)[1].replace(" //", "").replace(" /", "") == text
+
+
+_MODELS: dict = {}
+
+
+def _model(path):
+    from kometrics.datasets_scripts.phrase_break.local_llm import LocalCausalLM
+
+    if path not in _MODELS:
+        _MODELS[path] = LocalCausalLM(str(path), device="cpu", seed=3)
+    return _MODELS[path]
