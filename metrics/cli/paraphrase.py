@@ -13,7 +13,9 @@ __all__ = ["register", "cmd_build", "cmd_bench"]
 def _resolve_model(model: str, data_dir: str | None) -> tuple[str, str]:
     """``--model tiny``: a tiny random BERT built offline from the Korean data (pipeline check only)."""
     if model != "tiny":
-        return model, model
+        from kometrics.bench.paraphrase.benchmark import describe_model
+
+        return model, describe_model(model)
     import tempfile
 
     from kometrics.datasets_scripts.readers import default_data_dir, iter_korean_text

@@ -25,7 +25,6 @@ warning, or rejected, as the caller asks.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 import warnings
@@ -36,7 +35,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from .model_setup import max_positions, resolve_device, resolve_dtype, special_template
+from .model_setup import (
+    PREPARED_MARKER,
+    PREPARED_SOURCES,
+    max_positions,
+    prepared_source,
+    resolve_device,
+    resolve_dtype,
+    special_template,
+)
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -87,17 +94,6 @@ KNOWN_LAYERS: dict[str, tuple[int, str]] = {
     "google/gemma-3-270m": (13, "measured"),
 }
 
-#: The marker file that ``kometrics models prepare`` writes last into a prepared folder
-#: (``kometrics.models.gemma.MARKER``; a metric folder cannot import kometrics, hence the copy).
-PREPARED_MARKER = "kometrics-model.json"
-#: Prepared folders taken for a known model: the sha256 of the source their marker names -> the model. The
-#: measured entries above were measured on exactly these conversions (Gemma-3-270M: the PyPI Q4_K_M GGUF,
-#: dequantised to float32). A folder without the marker, e.g. a fine-tune saved with ``save_pretrained``,
-#: is not taken for the model it came from.
-PREPARED_SOURCES: dict[str, str] = {
-    "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818": "google/gemma-3-270m",
-}
-
 _SOURCE_TEXT = {"paper": "the paper's 8 of 12 by depth, not measured on this model",
                 "bert_score": "bert_score's table (English WMT16)",
                 "measured": "measured on KLUE-STS dev and KorSTS dev (see the card)"}
@@ -111,13 +107,8 @@ def known_model(model_type: str | os.PathLike | None) -> str | None:
     name = str(model_type).rstrip("/")
     if name in KNOWN_LAYERS:
         return name
-    try:
-        with open(os.path.join(os.path.expanduser(name), PREPARED_MARKER), encoding="utf-8") as f:
-            marker = json.load(f)
-    except (OSError, ValueError):
-        return None
-    known = PREPARED_SOURCES.get(marker.get("sha256")) if isinstance(marker, dict) else None
-    return known if known in KNOWN_LAYERS else None
+    prepared = prepared_source(name)
+    return prepared[0] if prepared and prepared[0] in KNOWN_LAYERS else None
 
 
 @dataclass

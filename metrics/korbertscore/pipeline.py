@@ -26,7 +26,7 @@ from .embedding import (
     load_encoder,
     tokenize,
 )
-from .model_setup import dtype_name
+from .model_setup import dtype_name, model_tag
 from .scoring import f1, greedy_match, idf_weights, max_over_references, read_baseline, rescale, weight_table
 
 __all__ = ["score", "score_layers", "similarity_matrix", "validate_inputs", "signature", "normalize_texts",
@@ -294,7 +294,7 @@ def _hashcode(model_type: str, layer: int, idf: Any, rescaled: bool, custom_base
               normalize: str | None = "NFC") -> str:
     import transformers
 
-    msg = f"{model_type}_L{layer}{'_idf' if idf is not False and idf is not None else '_no-idf'}" \
+    msg = f"{model_tag(model_type)}_L{layer}{'_idf' if idf is not False and idf is not None else '_no-idf'}" \
           f"_version=korbertscore-{VERSION}(hug_trans={transformers.__version__})"
     if rescaled:
         msg += "-custom-rescaled" if custom_baseline else "-rescaled"
@@ -313,10 +313,11 @@ def _hashcode(model_type: str, layer: int, idf: Any, rescaled: bool, custom_base
 
 def signature(model_type: str, layer: int, idf: Any, rescale_with_baseline: bool, baseline_path: Any,
               exclude_special_tokens: bool, long_text: str, max_length: int | None, dtype: Any,
-              normalize: str | None = "NFC") -> str:
+              normalize: str | None = "NFC", lang: str = "ko") -> str:
     """How a result was made (the sacrebleu habit): every option that changes the numbers, and the version.
     ``idf``: ``no``, ``refs`` (over the references), ``sentences`` (a given list) or ``weights`` (a dict);
-    ``rescale``: ``no``, ``bert_score`` (its baseline file) or ``custom`` (``baseline_path``); ``norm``: the
+    ``rescale``: ``no``, ``shipped`` (this folder's ``baselines/<lang>/`` file for a measured model), ``bert_score``
+    (its baseline file) or ``custom`` (``baseline_path``); ``norm``: the
     Unicode normalisation of the texts (``NFC``, ``NFKC`` or ``none``)."""
     if idf is None or idf is False:
         idf_kind = "no"
@@ -324,8 +325,15 @@ def signature(model_type: str, layer: int, idf: Any, rescale_with_baseline: bool
         idf_kind = "refs"
     else:
         idf_kind = "weights" if isinstance(idf, Mapping) else "sentences"
-    rescale_kind = "no" if not rescale_with_baseline else ("custom" if baseline_path is not None else "bert_score")
-    parts = [f"model:{model_type}", f"layer:{layer}", f"idf:{idf_kind}", f"rescale:{rescale_kind}",
+    if not rescale_with_baseline:
+        rescale_kind = "no"
+    elif baseline_path is not None:
+        rescale_kind = "custom"
+    else:
+        shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "baselines")
+        default = _default_baseline(model_type, lang)
+        rescale_kind = "shipped" if default and default.startswith(shipped) else "bert_score"
+    parts = [f"model:{model_tag(model_type)}", f"layer:{layer}", f"idf:{idf_kind}", f"rescale:{rescale_kind}",
              f"special:{'excluded' if exclude_special_tokens else 'kept'}", f"long:{long_text}",
              f"max_len:{'model' if max_length is None else max_length}", f"dtype:{dtype_name(dtype)}",
              f"norm:{_check_normalize(normalize) or 'none'}"]
@@ -387,7 +395,7 @@ def score(predictions: Sequence[str], references: Sequence[str] | Sequence[Seque
         "hashcode": _hashcode(model_type, layer, idf, rescale_with_baseline, baseline_path is not None,
                               exclude_special_tokens, long_text, dtype, use_fast_tokenizer, normalize),
         "signature": signature(model_type, layer, idf, rescale_with_baseline, baseline_path, exclude_special_tokens,
-                               long_text, limit, dtype, normalize)}
+                               long_text, limit, dtype, normalize, lang)}
     if not preds:
         return {"precision": [], "recall": [], "f1": [], "best_reference": [], "num_layers": layer, **provenance}
     _empty_warning(preds, refs, multi)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .model_setup import dtype_name
+from .model_setup import dtype_name, model_tag
 from .modeling import (
     DEFAULT_MAX_TOKENS,
     causal_nll,
@@ -49,7 +49,7 @@ def signature(model_id: str, mode: str, model: Any, tokenizer: Any, add_start_to
     """A string that says how the numbers were made (the sacrebleu habit): every option that changes them
     (the Unicode normalisation included), and the version."""
     window = int(max_length) if max_length is not None else context_length(model, tokenizer)
-    parts = [f"mode:{mode}", f"model:{model_id}", f"dtype:{dtype_name(dtype)}",
+    parts = [f"mode:{mode}", f"model:{model_tag(model_id)}", f"dtype:{dtype_name(dtype)}",
              f"window:{window}"]
     if mode == "causal":
         start = start_token_id(model, tokenizer) if add_start_token else None

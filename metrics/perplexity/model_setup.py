@@ -7,12 +7,14 @@ that both metrics accept the same spellings.
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 import torch
 
-__all__ = ["DTYPES", "OFFSET_POSITION_MODEL_TYPES", "resolve_device", "resolve_dtype", "dtype_name",
-           "special_template", "max_positions"]
+__all__ = ["DTYPES", "OFFSET_POSITION_MODEL_TYPES", "PREPARED_MARKER", "PREPARED_SOURCES", "resolve_device",
+           "resolve_dtype", "dtype_name", "special_template", "max_positions", "prepared_source", "model_tag"]
 
 #: Accepted dtype spellings (case-insensitive; a ``torch.`` prefix is allowed, e.g. ``"torch.float16"``).
 DTYPES: dict[str, torch.dtype] = {
@@ -26,6 +28,14 @@ _DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu")
 #: ``max_position_embeddings`` positions can never hold a token.
 OFFSET_POSITION_MODEL_TYPES = frozenset({"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer",
                                          "data2vec-text", "xmod", "roberta-prelayernorm"})
+#: The marker file that ``kometrics models prepare`` writes last into a prepared folder
+#: (``kometrics.models.gemma.MARKER``; a metric folder cannot import kometrics, hence the copy).
+PREPARED_MARKER = "kometrics-model.json"
+#: Prepared folders taken for a known model: the sha256 of the source their marker names -> the model. A folder
+#: without the marker, e.g. a fine-tune saved with ``save_pretrained``, is not taken for the model it came from.
+PREPARED_SOURCES: dict[str, str] = {
+    "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818": "google/gemma-3-270m",
+}
 _NO_LIMIT = 1_000_000  # tokenizers without a length limit report a huge model_max_length
 
 
@@ -103,3 +113,24 @@ def max_positions(config: Any, tokenizer: Any | None = None) -> int | None:
     if isinstance(tok_max, int) and 0 < tok_max < _NO_LIMIT:
         lengths.append(tok_max)
     return min(lengths) if lengths else None
+
+
+def prepared_source(model: str | os.PathLike | None) -> tuple[str, str] | None:
+    """``(model name, source sha256)`` of a folder that ``kometrics models prepare`` made from a source listed in
+    :data:`PREPARED_SOURCES` (read from its :data:`PREPARED_MARKER`); ``None`` for anything else."""
+    if model is None:
+        return None
+    try:
+        with open(os.path.join(os.path.expanduser(str(model).rstrip("/")), PREPARED_MARKER), encoding="utf-8") as f:
+            marker = json.load(f)
+    except (OSError, ValueError):
+        return None
+    sha = marker.get("sha256") if isinstance(marker, dict) else None
+    return (PREPARED_SOURCES[sha], sha) if sha in PREPARED_SOURCES else None
+
+
+def model_tag(model: str | os.PathLike) -> str:
+    """How a signature names ``model``: a prepared folder as ``<model>@prepared:<first 8 hex digits of its
+    source sha256>`` (the same on every machine, and not the Hub weights), anything else as given."""
+    prepared = prepared_source(model)
+    return f"{prepared[0]}@prepared:{prepared[1][:8]}" if prepared else str(model)

@@ -76,6 +76,12 @@ def test_known_model_by_name_and_by_marker(tmp_path):
     assert describe_model(prepared + "/") == "google/gemma-3-270m (prepared: prepared)"
     assert describe_model("klue/bert-base") == "klue/bert-base"
     assert describe_model(str(tmp_path / "fine-tune")) == str(tmp_path / "fine-tune")
+    # signatures (korbertscore and perplexity share model_setup.py) name it the same on every machine
+    from kometrics.korbertscore.model_setup import model_tag
+
+    assert model_tag(prepared) == f"google/gemma-3-270m@prepared:{sha[:8]}"
+    assert model_tag("klue/bert-base") == "klue/bert-base"
+    assert model_tag(str(tmp_path / "fine-tune")) == str(tmp_path / "fine-tune")
 
 
 @pytest.mark.parametrize("name", ["google/gemma-3-270m"])

@@ -57,6 +57,10 @@ def test_measured_layer_and_shipped_baseline(gemma, klue_pairs, data_dir):
         raw = score(cands, refs, model_type=gemma)
         rescaled = score(cands, refs, model_type=gemma, rescale_with_baseline=True)
     assert raw["num_layers"] == rescaled["num_layers"] == layer
+    # signatures name the prepared model the same on every machine, and the shipped baseline as such
+    assert raw["signature"].startswith(f"korbertscore|model:google/gemma-3-270m@prepared:a5fd3b62|layer:{layer}|")
+    assert "|rescale:no|" in raw["signature"] and "|rescale:shipped|" in rescaled["signature"]
+    assert raw["hashcode"].startswith(f"google/gemma-3-270m@prepared:a5fd3b62_L{layer}_no-idf")
     shipped = Path(__file__).resolve().parents[2] / "metrics" / "korbertscore" / "baselines" / "ko" / "google"
     with open(shipped / "gemma-3-270m.tsv", encoding="utf-8", newline="") as f:
         table = {int(r["LAYER"]): (float(r["P"]), float(r["R"]), float(r["F"])) for r in csv.DictReader(f)}

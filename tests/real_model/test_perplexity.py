@@ -23,6 +23,7 @@ def test_equals_hand_token_loop(gemma, klue_pairs):
     model, tokenizer = load_model(gemma)
     assert tokenizer.bos_token_id == 2
     ours = score(texts, gemma, batch_size=3)
+    assert "|model:google/gemma-3-270m@prepared:a5fd3b62|" in ours["signature"]  # not this machine's path
     hand = hand_token_loop(texts, model, tokenizer)
     assert ours["token_counts"] == hand["token_counts"]
     for a, b in zip(ours["nll_sums"], hand["float64"]):

@@ -33,6 +33,8 @@ import numpy as np
 
 from kometrics.cli.io import jsonable
 from kometrics.datasets_scripts.paraphrase.corpus import Corpus, build_named
+from kometrics.korbertscore import known_model
+from kometrics.korbertscore.model_setup import model_tag
 
 from .bert import PRF, default_layer, layer_scores, model_depth
 from .correlation import correlate, paired_difference
@@ -239,8 +241,6 @@ def _subset(corpus: Corpus, cfg: BenchmarkConfig) -> tuple[list[dict], list[str]
 def describe_model(model: str) -> str:
     """How reports and plots name ``model``: a folder that ``kometrics models prepare`` made is named by the model
     it was made from (``google/gemma-3-270m (prepared: <folder>)``), not by a path that only exists here."""
-    from kometrics.korbertscore import known_model
-
     known = known_model(model)
     if known is not None and known != str(model).rstrip("/"):
         return f"{known} (prepared: {os.path.basename(str(model).rstrip('/'))})"
@@ -346,7 +346,7 @@ def run_benchmark(cfg: BenchmarkConfig, corpus: Corpus | None = None, model_labe
                   else ",".join(map(str, layer_list))) if layer_list else "none"
     signature = "|".join([
         "paraphrase", f"protocol:{cfg.protocol}", f"data:{corpus.name}", f"n:{len(human)}",
-        f"model:{cfg.model if cfg.bert else 'none'}", f"layers:{layers_txt}", f"table-layer:{table_layer}",
+        f"model:{model_tag(cfg.model) if cfg.bert else 'none'}", f"layers:{layers_txt}", f"table-layer:{table_layer}",
         f"idf:{cfg.idf if cfg.bert else 'none'}",
         f"special:{'excluded' if cfg.exclude_special_tokens else 'included'}", *_ngram_signature(cfg),
         f"boot:{cfg.n_boot}", f"seed:{cfg.seed}", f"human:{corpus.meta.get('human_score', {}).get('method')}",
