@@ -1,4 +1,5 @@
-"""``kometrics merge generate|review|validate`` (the MERE generator) and ``kometrics bench merge_sv_accuracy``.
+"""``kometrics merge generate|review|validate|predict`` (the MERE generator; zero-shot NLI predictions) and
+``kometrics bench merge_sv_accuracy``.
 
 The generator lives in ``kometrics.datasets_scripts.merge`` and is imported only when a command runs, so the
 metric itself never needs kiwipiepy or transformers.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def _generate(args: argparse.Namespace, extra: list[str]) -> int:
@@ -58,6 +60,44 @@ def _validate(args: argparse.Namespace, extra: list[str]) -> int:
     from kometrics.datasets_scripts.merge import apply_review
 
     print(json.dumps(apply_review(args.dataset, args.review), indent=2))
+    return 0
+
+
+def _predict(args: argparse.Namespace, extra: list[str]) -> int:
+    from kometrics.cli.io import jsonable, read_jsonl
+    from kometrics.merge_sv_accuracy import score
+    from kometrics.models.zero_shot_nli import ZeroShotNLI
+
+    path = Path(args.dataset) / "data" / f"{args.config}.jsonl"
+    if not path.is_file():
+        raise SystemExit(f"{path} does not exist: pass a folder written by 'kometrics merge generate'")
+    rows = read_jsonl(path)
+    if not rows:
+        raise SystemExit(f"{path} has no rows")
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    nli = ZeroShotNLI(args.lm, device=args.device)
+    try:
+        from tqdm.auto import tqdm
+
+        progress = lambda xs: tqdm(xs, desc="zero-shot NLI", file=sys.stderr)  # noqa: E731
+    except ImportError:  # pragma: no cover
+        progress = None
+    out = nli.predict([r["premise"] for r in rows], [r["hypothesis"] for r in rows], progress=progress)
+    chosen = out["raw" if args.no_calibration else "calibrated"]
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as f:
+        for r, pred, raw, s in zip(rows, chosen, out["raw"], out["scores"]):
+            f.write(json.dumps({"variant_id": r["variant_id"], "seed_id": r["seed_id"], "is_seed": r["is_seed"],
+                                "word_class": r["word_class"], "label": r["label"], "prediction": pred,
+                                "prediction_raw": raw, "label_scores": s}, ensure_ascii=False) + "\n")
+    result = score(chosen, [r["label"] for r in rows], [r["seed_id"] for r in rows],
+                   is_seed=[r["is_seed"] for r in rows], word_classes=[r["word_class"] for r in rows])
+    print(json.dumps(jsonable({"predictions": "zero-shot NLI by " + args.lm
+                               + (" (raw)" if args.no_calibration else " (contextual calibration)"),
+                               "written": args.out, **result}), ensure_ascii=False, indent=2))
     return 0
 
 
@@ -111,6 +151,18 @@ def register(commands, bench) -> None:
     val.add_argument("--dataset", required=True)
     val.add_argument("--review", required=True, help="the CSV with the validated column filled (yes/no)")
     val.set_defaults(func=_validate, allow_extra=False)
+
+    pre = sub.add_parser("predict", help="zero-shot NLI predictions for a dataset folder by a causal LM (it scores "
+                                         "the label words 함의/중립/모순), scored with merge_sv_accuracy")
+    pre.add_argument("--dataset", required=True, help="a folder written by 'merge generate'")
+    pre.add_argument("--config", default="all", choices=["all", "var", "validated"])
+    pre.add_argument("--lm", required=True, help="causal LM (Hub id or path, e.g. the Gemma-3-270M folder)")
+    pre.add_argument("--out", required=True, help="jsonl to write: one prediction per row, with its label scores")
+    pre.add_argument("--no-calibration", action="store_true",
+                     help="argmax of the raw label scores (default: contextual calibration, Zhao et al. 2021)")
+    pre.add_argument("--device", help="torch device (default: cuda if available)")
+    pre.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    pre.set_defaults(func=_predict, allow_extra=False)
 
     b = bench.add_parser("merge_sv_accuracy", help="vectorised SV accuracy vs a brute-force loop")
     b.add_argument("--rows", type=int, default=1_000_000)

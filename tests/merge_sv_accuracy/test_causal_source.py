@@ -123,3 +123,28 @@ def test_cli_generate_with_lm_writes_constrained_variants(tmp_path, tiny_gpt2, d
     review = tmp_path / "review.csv"
     assert main(["merge", "review", "--dataset", str(out), "--out", str(review), "--config", "all"]) == 0
     assert "source_kind" in review.read_text(encoding="utf-8-sig").splitlines()[0]
+    # zero-shot NLI predictions for the folder by the same LM, scored with the metric
+    capsys.readouterr()
+    preds_path = tmp_path / "preds.jsonl"
+    assert main(["merge", "predict", "--dataset", str(out), "--lm", tiny_gpt2, "--out", str(preds_path),
+                 "--device", "cpu"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    preds = [json.loads(x) for x in preds_path.read_text("utf-8").splitlines()]
+    assert [p["variant_id"] for p in preds] == [r["variant_id"] for r in rows]
+    from kometrics.merge_sv_accuracy import score
+    from kometrics.models.zero_shot_nli import ZeroShotNLI, calibrated
+
+    nli = ZeroShotNLI(scorer.model, scorer.tokenizer, device="cpu")
+    cf = nli.content_free_scores()
+    for p, r in zip(preds, rows):
+        assert p["label_scores"] == pytest.approx(nli.label_scores(r["premise"], r["hypothesis"]), abs=1e-5)
+        cal = calibrated(p["label_scores"], cf)
+        assert p["prediction"] == max(range(3), key=lambda i: cal[i])
+        assert p["prediction_raw"] == max(range(3), key=lambda i: p["label_scores"][i])
+    want = score([p["prediction"] for p in preds], [r["label"] for r in rows], [r["seed_id"] for r in rows],
+                 is_seed=[r["is_seed"] for r in rows], word_classes=[r["word_class"] for r in rows])
+    assert printed["seed_accuracy"] == pytest.approx(want["seed_accuracy"])
+    assert printed["sv_accuracy"] == {str(k): pytest.approx(v) for k, v in want["sv_accuracy"].items()}
+    assert main(["merge", "predict", "--dataset", str(tmp_path / "nope"), "--lm", tiny_gpt2,
+                 "--out", str(preds_path)]) != 0
+    assert "does not exist: pass a folder written by 'kometrics merge generate'" in capsys.readouterr().err
