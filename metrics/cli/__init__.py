@@ -181,7 +181,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubPars
     demo.add_argument("--limit", type=int, default=None, help="at most this many items per metric")
     demo.add_argument("--model", help="encoder for korbertscore (default: the documented Hub model)")
     demo.add_argument("--lm", help="causal LM for perplexity (default: the documented Hub model)")
-    demo.add_argument("--mlm", help="masked LM for pseudo-perplexity and MERE (default: klue/bert-base)")
+    demo.add_argument("--mlm", help="masked LM for pseudo-perplexity and MERE (default: klue/bert-base; offline, MERE "
+                           "uses the real causal LM instead)")
     demo.add_argument("--offline", action="store_true", help="do not try the Hub: use the real offline model "
                       "(Gemma-3-270M, gemma extra) where one of the kind exists, else tiny random models")
     demo.add_argument("--tiny", action="store_true", help="use tiny random stand-ins even where a real offline "

@@ -47,7 +47,7 @@ class DemoSection:
 
 #: What each kind of model is for, in the report's words.
 KINDS = {"bert": "the embedding model of korbertscore and the paraphrase experiment",
-         "gpt2": "the causal LM of perplexity", "mlm": "the masked LM of pseudo-perplexity and MERE"}
+         "gpt2": "the causal LM of perplexity", "mlm": "the masked LM of pseudo-perplexity"}
 #: Real models built offline (``kometrics.models.gemma.prepare``) that stand in for each kind.
 REAL_STANDINS = {"bert": "gemma-3-270m", "gpt2": "gemma-3-270m"}
 #: How the report names them.

@@ -21,64 +21,123 @@ def noisy_oracle(rows: list[dict], p_seed: float = 0.9, p_variant: float = 0.8, 
     return preds
 
 
+def mere_source(ctx: DemoContext):
+    """``(kind, scorer, name, label)`` of the LM that proposes the variants: a masked LM when one can be loaded
+    (the user's ``--mlm`` or klue/bert-base), else the real offline causal LM (Gemma-3-270M: the MERGE paper
+    finds the source LM does not bias the results), else a tiny random MLM (labelled)."""
+    from kometrics.datasets_scripts.merge import CausalLMScorer, MLMFillMask
+    from kometrics.demo import _loadable
+
+    if "mlm" in ctx.models or (not ctx.offline and _loadable("klue/bert-base")):
+        mlm, label = ctx.model("mlm", "klue/bert-base")
+        return "mlm", MLMFillMask(mlm), mlm, label
+    real = ctx.real("gpt2")
+    if real is not None:
+        path, name = real
+        return "causal", CausalLMScorer(path), path, f"{name}: real causal LM, offline (--lm); no Korean MLM offline"
+    mlm, label = ctx.model("mlm", "klue/bert-base")
+    return "mlm", MLMFillMask(mlm), mlm, label
+
+
+def zero_shot_predictions(scorer, rows: list[dict], progress) -> dict[str, list]:
+    """Zero-shot NLI labels of every row by the source causal LM (:mod:`kometrics.models.zero_shot_nli`)."""
+    from kometrics.models.zero_shot_nli import ZeroShotNLI
+
+    nli = ZeroShotNLI(scorer.model, scorer.tokenizer, device=scorer.device)
+    return nli.predict([r["premise"] for r in rows], [r["hypothesis"] for r in rows], progress=progress)
+
+
+def _score(metric, preds: list[int], rows: list[dict]) -> dict:
+    with warnings.catch_warnings():  # seeds without variants: reported as a count
+        warnings.filterwarnings("ignore", message=".*seed row but no variant")
+        return metric.compute(predictions=preds, references=[r["label"] for r in rows],
+                              seed_ids=[r["seed_id"] for r in rows], is_seed=[r["is_seed"] for r in rows],
+                              word_classes=[r["word_class"] for r in rows])
+
+
+def _mc(value) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _accuracy(preds: list[int], rows: list[dict], seeds: bool) -> float:
+    pairs = [(p, r["label"]) for p, r in zip(preds, rows) if r["is_seed"] == seeds]
+    return sum(p == g for p, g in pairs) / len(pairs) if pairs else float("nan")
+
+
 def run(ctx: DemoContext) -> DemoSection:
     import evaluate
     import torch
 
     from kometrics.cli import metric_folder
-    from kometrics.datasets_scripts.merge import MereOptions, MLMFillMask, build_rows, read_seeds
+    from kometrics.datasets_scripts.merge import MereOptions, build_rows, read_seeds
 
-    n_seeds = ctx.limit if ctx.limit is not None else 20
-    seeds = read_seeds("klue", data_dir=ctx.data_dir, limit=n_seeds)
-    mlm, label = ctx.model("mlm", "klue/bert-base")
+    kind, scorer, lm_name, label = mere_source(ctx)
     tiny = label.startswith("tiny")
+    # 12 seeds with a real causal LM (a few minutes on 2 CPU cores; the MERGE card's run), 20 otherwise.
+    n_seeds = ctx.limit if ctx.limit is not None else (12 if kind == "causal" else 20)
+    seeds = read_seeds("klue", data_dir=ctx.data_dir, limit=n_seeds)
     # A random tiny MLM spreads its probability thinly: no floor there, 0.001 for a real model.
     options = MereOptions(top_k=30, probability_floor=0.0 if tiny else 1e-3)
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # small single-sentence forwards: threads only add overhead on shared CPUs
+    if kind == "mlm":
+        torch.set_num_threads(1)  # small single-sentence forwards: threads only add overhead on shared CPUs
     try:
-        rows, counts = build_rows(seeds, MLMFillMask(mlm), options=options, lm_name=mlm,
+        rows, counts = build_rows(seeds, scorer, options=options, lm_name=lm_name,
                                   progress=lambda xs: ctx.progress(xs, "MERE", len(seeds)))
     finally:
         torch.set_num_threads(threads)
     variants = [r for r in rows if not r["is_seed"]]
-    lines = [f"seeds: {len(seeds)} KLUE-NLI v1.1 dev problems; MLM: {label}",
+    source = ("P(r) > P(o): variant premise and hypothesis each more probable than the seed's (sentence log-prob)"
+              if kind == "causal" else "P(r) > P(o) at the masked position")
+    lines = [f"seeds: {len(seeds)} KLUE-NLI v1.1 dev problems; source LM: {label}",
              f"MERE: {counts['shared_words']} shared open-class words, {counts['targets']} replaceable targets, "
              f"{counts['candidates']} candidates -> {len(variants)} variants "
              f"({dict(sorted(Counter(r['word_class'] for r in variants).items()))}); "
-             f"{counts['seeds_without_variants']} seeds without variants"]
+             f"{counts['seeds_without_variants']} seeds without variants; constraint: {source}"]
     rejections = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("rejected:")}
     skips = {k: counts[k] for k in ("not_eojeol_initial", "derivation", "compound_noun", "stem_fused_with_ending",
                                     "eojeol_not_reproducible", "original_multi_piece", "span_not_aligned")
              if counts[k]}
     lines.append(f"rejected candidates: {dict(sorted(rejections.items(), key=lambda kv: -kv[1]))}")
     lines.append(f"skipped targets: {skips}")
-    for r in variants[:3]:
+    for r in variants[:4]:
         lines.append(f"  [{r['word_class']}] {r['original']} -> {r['replacement']}: {r['premise']} / {r['hypothesis']}")
+    results: dict = {"counts": dict(counts), "n_variants": len(variants), "source": kind}
     if not variants:
-        return DemoSection("merge_sv_accuracy (MERE on KLUE-NLI)", lines + ["no variants: nothing to score"],
-                           {"counts": dict(counts)})
-    preds = noisy_oracle(rows)
+        return DemoSection("merge_sv_accuracy (MERE on KLUE-NLI)", lines + ["no variants: nothing to score"], results)
     metric = evaluate.load(str(metric_folder("merge_sv_accuracy")))
-    with warnings.catch_warnings():  # seeds without variants: reported below as a count
-        warnings.filterwarnings("ignore", message=".*seed row but no variant")
-        result = metric.compute(predictions=preds, references=[r["label"] for r in rows],
-                                seed_ids=[r["seed_id"] for r in rows], is_seed=[r["is_seed"] for r in rows],
-                                word_classes=[r["word_class"] for r in rows])
-    sv = result["sv_accuracy"]
-    lines += [
-        "predictions: a seeded NOISY ORACLE, not a model (gold label with p=0.9 on seeds, 0.8 on variants)",
-        f"accuracy on variants {result['accuracy']:.3f}, seed accuracy {result['seed_accuracy']:.3f}",
-        f"SV accuracy at CT 0.5 / 0.75 / 1.0: {sv[0.5]:.3f} / {sv[0.75]:.3f} / {sv[1.0]:.3f} "
-        f"over {result['n_seeds']} seeds with variants ({result['n_seeds_without_variants']} without: left out)",
-        f"matching correctness MC = {result['matching_correctness']}",
-        "variant accuracy given seed right / wrong: "
-        + " / ".join("n/a" if v is None else f"{v:.3f}" for v in (result["variant_accuracy_given_seed_correct"],
-                                                               result["variant_accuracy_given_seed_wrong"])),
-    ]
-    for cls, curve in (result["sv_accuracy_by_word_class"] or {}).items():
-        lines.append(f"  SV@0.75 {cls}: {curve[0.75]:.3f}")
+    systems: dict[str, list[int]] = {}
+    if kind == "causal":
+        zs = zero_shot_predictions(scorer, rows, lambda xs: ctx.progress(xs, "zero-shot NLI", len(rows)))
+        systems["zero-shot NLI, calibrated"] = zs["calibrated"]
+        systems["zero-shot NLI, raw"] = zs["raw"]
+        lines.append("predictions: ZERO-SHOT NLI by the same LM (it scores the label words 함의/중립/모순 after a "
+                     "Korean prompt; 'calibrated' divides by its label preference on content-free input, Zhao et "
+                     "al. 2021); a 270M base model, not a trained NLI classifier: expect near chance (1/3)")
+        lines.append(f"  predicted labels (calibrated): {dict(sorted(Counter(zs['calibrated']).items()))}, raw: "
+                     f"{dict(sorted(Counter(zs['raw']).items()))}; gold: "
+                     f"{dict(sorted(Counter(r['label'] for r in rows).items()))} (0 entailment, 1 neutral, "
+                     "2 contradiction)")
+        results["zero_shot"] = zs
+    systems["noisy oracle (not a model)"] = noisy_oracle(rows)
+    lines.append("the noisy oracle: the gold label with p=0.9 on seeds, 0.8 on variants (seeded) - a reference "
+                 "point for the metric, not a model")
+    lines.append(f"  {'predictions':<28} {'seed acc':>8} {'var acc':>8} {'SV@0.5':>7} {'SV@0.75':>7} {'SV@1.0':>7}"
+                 f" {'MC':>5}")
+    results["systems"] = {}
+    for name, preds in systems.items():
+        result = _score(metric, preds, rows)
+        sv = result["sv_accuracy"]
+        results["systems"][name] = result
+        lines.append(f"  {name:<28} {_accuracy(preds, rows, True):>8.3f} {_accuracy(preds, rows, False):>8.3f} "
+                     f"{sv[0.5]:>7.3f} {sv[0.75]:>7.3f} {sv[1.0]:>7.3f} {_mc(result['matching_correctness']):>5}")
+    first = next(iter(results["systems"].values()))
+    results["result"] = first
+    lines.append(f"SV accuracy over {first['n_seeds']} seeds with variants ({first['n_seeds_without_variants']} "
+                 "without: left out); MC = matching correctness, the CT whose SV accuracy is closest to the seed accuracy")
+    if first["n_seeds"] < 30:
+        lines.append(f"only {first['n_seeds']} seeds have variants: these curves show the metric at work, they are "
+                     "not estimates (`kometrics merge generate --limit N` for more)")
     if tiny:
         lines.append("the tiny random MLM proposes arbitrary words: the variants only show that the pipeline runs")
-    return DemoSection("merge_sv_accuracy (MERE on KLUE-NLI)", lines,
-                       {"counts": dict(counts), "result": result, "n_variants": len(variants)})
+    return DemoSection("merge_sv_accuracy (MERE on KLUE-NLI)", lines, results)

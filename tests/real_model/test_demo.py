@@ -31,3 +31,27 @@ def test_demo_real_model_sections(gemma, data_dir, tmp_path, monkeypatch):
     masked = next(line for line in lines if "masked LM pseudo-perplexity" in line)
     assert "tiny random BERT" in masked and "no Korean masked LM" in masked
     assert gemma in report  # the notes say which folder
+
+
+def test_demo_generators_on_the_real_model(gemma, data_dir, tmp_path, monkeypatch):
+    """MERE variants from Gemma (--lm) scored with zero-shot NLI by the same LM; LMRE references built by Gemma
+    in-process (--llm local) with the four strategies against them next to the single-reference baseline."""
+    from kometrics.demo import run_demo
+
+    monkeypatch.setenv("KOMETRICS_CACHE", str(tmp_path / "cache"))
+    out = io.StringIO()
+    code = run_demo(data_dir=str(data_dir), limit=3, offline=True, only=["merge_sv_accuracy", "lmre"], out=out)
+    report = out.getvalue()
+    assert code == 0 and "FAILED" not in report, report
+    lines = report.splitlines()
+    source = next(line for line in lines if "source LM:" in line)
+    assert "Gemma-3-270M" in source and "real causal LM" in source and "tiny" not in source
+    assert any("constraint: P(r) > P(o): variant premise and hypothesis" in line for line in lines)
+    assert any("ZERO-SHOT NLI by the same LM" in line for line in lines)
+    rows = [line.split() for line in lines if line.strip().startswith(("zero-shot NLI, calibrated", "noisy oracle"))]
+    assert len(rows) == 2, report
+    local = next(i for i, line in enumerate(lines) if "references built by a REAL LM in-process" in line)
+    assert "Gemma-3-270M" in lines[local]
+    table = lines[local + 3:local + 8]
+    assert table[0].split()[:2] == ["strategy", "LMRE"], table
+    assert sorted(row.split()[0] for row in table[1:]) == ["comma", "dependency", "length", "rule"], table
