@@ -325,6 +325,16 @@ def test_callable_retries_and_discards(tmp_path, utterances):
 
 
 def test_ctrl_c_keeps_the_cache_and_resumes(tmp_path, utterances):
+    # Ctrl-C as a user's terminal delivers it: Python's default handler, whatever an earlier test in this worker
+    # process (a served app, a library) left installed.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _ctrl_c_then_resume(tmp_path, utterances)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_then_resume(tmp_path, utterances):
     llm, calls = _echo_llm()
     lock = threading.Lock()
 

@@ -10,8 +10,9 @@ from tests.lmre.test_local_llm import POOL, SENTENCES, _hand
 pytestmark = pytest.mark.real_model
 
 
-@pytest.mark.parametrize("temperature", [0.0, 3.0])
-def test_local_backend_equals_hand_rule_on_gemma(gemma, temperature):
+def test_local_backend_equals_hand_rule_on_gemma(gemma):
+    """Sampling at a high temperature, so that breaks are drawn too (greedy decoding is checked on tiny GPT-2)."""
+    temperature = 3.0
     from kometrics.datasets_scripts.phrase_break.builder import Utterance, build_messages
 
     local = _model(gemma)
@@ -19,6 +20,7 @@ def test_local_backend_equals_hand_rule_on_gemma(gemma, temperature):
     messages = build_messages([Utterance(f"u{i}", tuple(s.split())) for i, s in enumerate(SENTENCES)], POOL)
     got = local(messages, temperature)
     assert got == _hand(local, messages, temperature)
+    assert "/" in got  # a break was chosen somewhere, so the comparison covers the marks' scores
     for line, text in zip(got.splitlines(), SENTENCES):
         assert line.split(". ", 1)[1].replace(" //", "").replace(" /", "") == text
 
