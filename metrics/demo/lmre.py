@@ -112,7 +112,7 @@ def _local_llm(ctx: DemoContext, real: tuple[str, str], corpus: Path, rows: list
 
     path, name = real
     utterances = read_utterances(corpus / "utterances.jsonl")
-    n_real = min(len(utterances), ctx.limit if ctx.limit is not None else 12)
+    n_real = min(len(utterances), 12, ctx.limit if ctx.limit is not None else 12)  # about 1 s per answer
     utterances = utterances[:n_real]
     n_iter, few_shot, temperature = 8, 16, 1.0  # about 1 s per answer on 2 CPU cores
     with warnings.catch_warnings():
