@@ -77,18 +77,17 @@ class CausalLMScorer:
     kind = "causal"
 
     def __post_init__(self) -> None:
-        import torch
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig
 
+        from kometrics.perplexity import load_model
         from kometrics.perplexity.model_setup import resolve_device
 
         archs = getattr(AutoConfig.from_pretrained(self.model_name_or_path), "architectures", None) or []
         if any("MaskedLM" in a for a in archs):
             raise ValueError(f"{self.model_name_or_path} is a masked LM ({archs[0]}): pass it as --mlm, not --lm")
-        self.tokenizer = AutoTokenizer.from_pretrained(self.model_name_or_path)
         self.device = resolve_device(self.device)  # the metrics' spellings: None/"auto", "gpu", "cuda:1" ...
-        self.model = AutoModelForCausalLM.from_pretrained(self.model_name_or_path, dtype=torch.float32)
-        self.model.to(self.device).eval()
+        # loaded once per process in float32 and shared (the demo's perplexity and zero-shot NLI use it too)
+        self.model, self.tokenizer = load_model(self.model_name_or_path, "causal", device=self.device)
 
     # --- log-probabilities ------------------------------------------------------------------------------
     def logprobs(self, texts: Sequence[str]) -> list[float]:

@@ -83,15 +83,12 @@ class LocalCausalLM:
     """
 
     def __init__(self, model_name_or_path: str, device: str | None = None, seed: int = 0, dtype: Any = None) -> None:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
+        from kometrics.perplexity import load_model
         from kometrics.perplexity.model_setup import resolve_device
 
-        self.tokenizer = AutoTokenizer.from_pretrained(model_name_or_path)
         self.device = resolve_device(device)  # the metrics' spellings: None/"auto", "gpu", "cuda:1" ...
-        self.model = AutoModelForCausalLM.from_pretrained(model_name_or_path, dtype=dtype or torch.float32)
-        self.model.to(self.device).eval()
+        # loaded once per process (float32 unless dtype says otherwise) and shared with the other users
+        self.model, self.tokenizer = load_model(model_name_or_path, "causal", device=self.device, dtype=dtype)
         self.seed = seed
         self.name = f"local:{model_name_or_path}"
 

@@ -75,14 +75,15 @@ def continuation_logprobs(model: Any, tokenizer: Any, prompt: str, continuations
     return out
 
 
+def _log_softmax(xs: Sequence[float]) -> list[float]:
+    m = max(xs)
+    z = m + math.log(sum(math.exp(x - m) for x in xs))
+    return [x - z for x in xs]
+
+
 def calibrated(scores: Sequence[float], content_free: Sequence[float]) -> list[float]:
     """``log p(y | x) - log p_cf(y)``: both are the label scores softmaxed over the labels (nats)."""
-    def log_softmax(xs: Sequence[float]) -> list[float]:
-        m = max(xs)
-        z = m + math.log(sum(math.exp(x - m) for x in xs))
-        return [x - z for x in xs]
-
-    return [a - b for a, b in zip(log_softmax(scores), log_softmax(content_free))]
+    return [a - b for a, b in zip(_log_softmax(scores), _log_softmax(content_free))]
 
 
 def _argmax(xs: Sequence[float]) -> int:
@@ -110,12 +111,10 @@ class ZeroShotNLI:
 
         self.device = resolve_device(self.device)
         if isinstance(self.model, str):
-            import torch
-            from transformers import AutoModelForCausalLM, AutoTokenizer
+            from kometrics.perplexity import load_model
 
-            self.tokenizer = AutoTokenizer.from_pretrained(self.model)
-            self.model = AutoModelForCausalLM.from_pretrained(self.model, dtype=torch.float32)
-            self.model.to(self.device)
+            # loaded once per process and shared (e.g. with the perplexity metric on the same model)
+            self.model, self.tokenizer = load_model(self.model, "causal", device=self.device)
         if self.tokenizer is None:
             raise ValueError("pass the tokenizer with a loaded model")
         self.model.eval()
@@ -131,10 +130,8 @@ class ZeroShotNLI:
         if self._content_free is None:
             probs = [0.0] * len(self.label_words)
             for p, h in CONTENT_FREE:
-                s = self.label_scores(p, h)
-                m = max(s)
-                z = sum(math.exp(x - m) for x in s)
-                probs = [a + math.exp(x - m) / z / len(CONTENT_FREE) for a, x in zip(probs, s)]
+                logp = _log_softmax(self.label_scores(p, h))
+                probs = [a + math.exp(x) / len(CONTENT_FREE) for a, x in zip(probs, logp)]
             self._content_free = [math.log(p) for p in probs]
         return self._content_free
 

@@ -14,8 +14,9 @@ def test_local_backend_equals_hand_rule_on_gemma(gemma):
     """Sampling at a high temperature, so that breaks are drawn too (greedy decoding is checked on tiny GPT-2)."""
     temperature = 3.0
     from kometrics.datasets_scripts.phrase_break.builder import Utterance, build_messages
+    from kometrics.datasets_scripts.phrase_break.local_llm import LocalCausalLM
 
-    local = _model(gemma)
+    local = LocalCausalLM(str(gemma), device="cpu", seed=3)
     assert all(len(local.tokenizer(m, add_special_tokens=False)["input_ids"]) == 1 for m in (" /", " //"))
     messages = build_messages([Utterance(f"u{i}", tuple(s.split())) for i, s in enumerate(SENTENCES)], POOL)
     got = local(messages, temperature)
@@ -24,13 +25,3 @@ def test_local_backend_equals_hand_rule_on_gemma(gemma):
     for line, text in zip(got.splitlines(), SENTENCES):
         assert line.split(". ", 1)[1].replace(" //", "").replace(" /", "") == text
 
-
-_MODELS: dict = {}
-
-
-def _model(path):
-    from kometrics.datasets_scripts.phrase_break.local_llm import LocalCausalLM
-
-    if path not in _MODELS:
-        _MODELS[path] = LocalCausalLM(str(path), device="cpu", seed=3)
-    return _MODELS[path]
